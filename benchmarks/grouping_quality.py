@@ -1,0 +1,156 @@
+"""Seed 002 Figs. 7–10: edge-cut and fault-tolerance cost of 16 groups on the GEOFEM-like
+and CGPOP-like patterns (SYNTHETIC patterns, not the paper's traces).
+
+Methods: RPCS (node-based), and pmetis, kmetis, RCB each node-based (partition the node
+graph, vertex weight = processes per node; red bars in the paper) and process-based
+(partition the process graph; blue bars). Edge-cut = volume of messages between groups
+(§V.B); costs = eqs. (2) and (3) with α = 23 %, β = 12.4 % (§V.C). METIS runs with seed 1;
+--seeds also reruns METIS with other seeds to show how much its results vary.
+
+    python benchmarks/grouping_quality.py          # writes benchmarks/results/grouping_quality.*
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+import matplotlib  # noqa: E402
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
+import numpy as np  # noqa: E402
+
+from grouping import make_grouping  # noqa: E402
+from grouping._bench import plot_path, write_result  # noqa: E402
+from grouping.cost import evaluate  # noqa: E402
+from grouping.patterns import cgpop, geofem  # noqa: E402
+
+VARIANTS = [("RPCS", "rpcs", "node"),
+            ("pmetis (node)", "pmetis", "node"), ("kmetis (node)", "kmetis", "node"), ("RCB (node)", "rcb", "node"),
+            ("pmetis (process)", "pmetis", "process"), ("kmetis (process)", "kmetis", "process"),
+            ("RCB (process)", "rcb", "process")]
+METIS = [v[0] for v in VARIANTS if "metis" in v[1]]
+
+
+def run_pattern(graph, k, seeds):
+    out = {}
+    for label, method, level in VARIANTS:
+        t0 = time.perf_counter()
+        g = make_grouping(graph, method, k, level=level, seed=1)
+        dt = time.perf_counter() - t0
+        e = evaluate(graph, g)
+        out[label] = {"method": method, "level": level, "seconds": dt,
+                      **{key: e[key] for key in ("groups", "min_group_size", "max_group_size", "edge_cut",
+                                                 "pct_logged", "R_process", "R_node",
+                                                 "process_fault_cost", "node_fault_cost")}}
+    sweep = {}
+    for label, method, level in VARIANTS:
+        if "metis" not in method:
+            continue
+        sweep[label] = []
+        for s in seeds:
+            e = evaluate(graph, make_grouping(graph, method, k, level=level, seed=s))
+            sweep[label].append({"seed": s, "edge_cut": e["edge_cut"], "node_fault_cost": e["node_fault_cost"]})
+    return out, sweep
+
+
+def criteria_for(res, sweep):
+    rpcs = res["RPCS"]
+    best_cut = min(res[m]["edge_cut"] for m in METIS)
+    best_label = min(METIS, key=lambda m: res[m]["edge_cut"])
+    ratio = rpcs["edge_cut"] / best_cut
+    per_seed = []
+    for i in range(len(next(iter(sweep.values())))):
+        per_seed.append(rpcs["edge_cut"] / min(sweep[m][i]["edge_cut"] for m in METIS))
+    nfc = {m: {"metis": res[m]["node_fault_cost"],
+               "rpcs_no_worse": rpcs["node_fault_cost"] <= res[m]["node_fault_cost"]} for m in METIS}
+    return {
+        "edge_cut_ratio_rpcs_over_best_metis": {
+            "value": ratio, "best_metis": best_label, "met": ratio <= 1.2,
+            "per_metis_seed": per_seed, "median_over_seeds": statistics.median(per_seed),
+            "max_over_seeds": max(per_seed)},
+        "node_fault_cost_rpcs_no_worse_than_metis": {
+            "rpcs": rpcs["node_fault_cost"], "per_variant": nfc,
+            "met_against_process_based": all(v["rpcs_no_worse"] for m, v in nfc.items() if "process" in m),
+            "met_against_node_based": all(v["rpcs_no_worse"] for m, v in nfc.items() if "node" in m),
+            "met": all(v["rpcs_no_worse"] for v in nfc.values())},
+    }
+
+
+def bar_edge_cut(name, res, fig_no):
+    labels = list(res)
+    fig, ax = plt.subplots(figsize=(7.2, 4.2))
+    colors = ["tab:red" if res[m]["level"] == "node" else "tab:blue" for m in labels]
+    ax.bar(range(len(labels)), [res[m]["edge_cut"] for m in labels], color=colors)
+    ax.set_xticks(range(len(labels)), labels, rotation=30, ha="right", fontsize=8)
+    ax.set_ylabel("edge-cut (bytes between groups per iteration)")
+    ax.set_title(f"{name}-like (synthetic), 16 groups (cf. seed 002 Fig. {fig_no})\n"
+                 "red: node-based, blue: process-based", fontsize=9)
+    fig.tight_layout()
+    fig.savefig(plot_path(f"grouping_quality_fig{fig_no}_{name.lower()}_edgecut"), dpi=120)
+    plt.close(fig)
+
+
+def bar_cost(name, res, fig_no):
+    labels = list(res)
+    x = np.arange(len(labels))
+    fig, ax = plt.subplots(figsize=(7.2, 4.2))
+    ax.bar(x - 0.2, [res[m]["process_fault_cost"] for m in labels], 0.4, label="process fault cost, eq. (2)")
+    ax.bar(x + 0.2, [res[m]["node_fault_cost"] for m in labels], 0.4, label="node fault cost, eq. (3)")
+    ax.set_xticks(x, labels, rotation=30, ha="right", fontsize=8)
+    ax.set_ylabel("cost score (α = 23 %, β = 12.4 %)")
+    ax.set_title(f"{name}-like (synthetic), 16 groups (cf. seed 002 Fig. {fig_no})", fontsize=9)
+    ax.legend(fontsize=8)
+    fig.tight_layout()
+    fig.savefig(plot_path(f"grouping_quality_fig{fig_no}_{name.lower()}_cost"), dpi=120)
+    plt.close(fig)
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--groups", type=int, default=16)
+    ap.add_argument("--seeds", default="1,2,3,4,5,6,7", help="METIS seeds for the variation sweep")
+    args = ap.parse_args(argv)
+    seeds = [int(s) for s in args.seeds.split(",")]
+    t_start = time.perf_counter()
+    patterns = {}
+    for name, build, figs in (("GEOFEM", geofem, (7, 9)), ("CGPOP", cgpop, (8, 10))):
+        graph = build()
+        res, sweep = run_pattern(graph, args.groups, seeds)
+        crit = criteria_for(res, sweep)
+        patterns[name] = {"processes": graph.n, "nodes": graph.n_nodes, "total_volume_D": graph.total_volume,
+                          "figures": f"seed 002 Figs. {figs[0]} and {figs[1]}", "results": res,
+                          "metis_seed_sweep": sweep, "criteria": crit}
+        bar_edge_cut(name, res, figs[0])
+        bar_cost(name, res, figs[1])
+        print(f"\n{name}-like (SYNTHETIC): {graph.n} processes on {graph.n_nodes} nodes, {args.groups} groups")
+        print(f"  {'method':<17} {'edge-cut':>12} {'% logged':>9} {'min':>5} {'max':>5} "
+              f"{'proc cost':>10} {'node cost':>10} {'time':>8}")
+        for m, r in res.items():
+            print(f"  {m:<17} {r['edge_cut']:>12.0f} {r['pct_logged']:>9.3f} {r['min_group_size']:>5} "
+                  f"{r['max_group_size']:>5} {r['process_fault_cost']:>10.5f} {r['node_fault_cost']:>10.5f} "
+                  f"{r['seconds']:>7.3f}s")
+        c = crit["edge_cut_ratio_rpcs_over_best_metis"]
+        print(f"  {'MET' if c['met'] else 'NOT MET'}: RPCS edge-cut / best METIS ({c['best_metis']}) = "
+              f"{c['value']:.4f} (<= 1.2); over METIS seeds {seeds}: median {c['median_over_seeds']:.3f}, "
+              f"max {c['max_over_seeds']:.3f}")
+        c = crit["node_fault_cost_rpcs_no_worse_than_metis"]
+        print(f"  {'MET' if c['met'] else 'NOT MET'}: RPCS node fault cost {c['rpcs']:.5f} <= METIS: "
+              + ", ".join(f"{m} {v['metis']:.5f}{'' if v['rpcs_no_worse'] else ' (better than RPCS)'}"
+                          for m, v in c["per_variant"].items()))
+    total = time.perf_counter() - t_start
+    path = write_result("grouping_quality", {"groups": args.groups, "alpha": 0.23, "beta": 0.124,
+                                             "metis_seeds": seeds, "patterns": patterns,
+                                             "benchmark_seconds": total})
+    print(f"\nwrote {path} in {total:.1f} s")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,71 @@
+"""One check: a protocol (or mutant) on a scenario, searched exhaustively,
+its counterexample written as a file. Shared by the CLI and the tests."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from checker import trace as T
+from checker.classify import failure_free
+from checker.errors import UsageError
+from checker.explore import Result, explore
+from checker.invariants import PROPERTIES, Judge
+from checker.scenarios import DEFAULTS, Scenario, make_system, scenario_for_mutant
+from protocols.mutants import MUTANTS
+
+
+@dataclass
+class Check:
+    protocol: str
+    mutant: str | None
+    scenario: Scenario
+    result: Result
+    counterexample: Path | None = None
+
+    @property
+    def expected(self) -> bool:
+        """A correct protocol passes; a mutant is caught by a property meant to catch it."""
+        if self.mutant is None:
+            return self.result.verdict == "pass"
+        v = self.result.violation
+        return v is not None and v.property in MUTANTS[self.mutant].catches
+
+    def as_dict(self) -> dict:
+        d = {"protocol": self.protocol, "mutant": self.mutant, "scenario": self.scenario.label(),
+             **self.result.as_dict(),
+             "counterexample": str(self.counterexample) if self.counterexample else None}
+        if self.mutant:
+            d["caught"] = self.expected
+        return d
+
+
+def run_check(protocol: str, scenario: Scenario, mutant: str | None = None, properties=None,
+              out: Path | None = None, strategy: str = "bfs", max_states: int | None = None,
+              time_limit: float | None = None, seed: int = 0, reduce: bool = True,
+              grouping: tuple[int, ...] | None = None, progress: bool | None = None) -> Check:
+    props = tuple(properties or PROPERTIES)
+    for p in props:
+        if p not in PROPERTIES:
+            raise UsageError(f"unknown property {p!r}; choose among {', '.join(PROPERTIES)}")
+    system, workload = make_system(protocol, scenario, mutant, grouping)
+    judge = Judge(system, props, failure_free(workload).finals)
+    result = explore(system, judge, strategy, max_states, time_limit, seed, progress=progress, reduce=reduce)
+    path = None
+    if result.violation is not None and out is not None:
+        cx = T.Counterexample(
+            schema_version=T.SCHEMA_VERSION, tool=T.tool_version(), protocol=protocol, mutant=mutant,
+            knobs=system.protocol.knobs, workload=workload.name, procs=scenario.procs, nodes=scenario.nodes,
+            placement=list(workload.node_of), grouping=list(system.ctx.group_of),
+            bounds=system.bounds.as_dict(), properties=list(props), events=T.to_json_events(result.trace),
+            violation=result.violation.as_dict())
+        name = (mutant or f"{protocol}/{scenario.workload}").replace("/", "__") + ".json"
+        path = T.save(Path(out) / name, cx)
+    return Check(protocol, mutant, scenario, result, path)
+
+
+def default_checks(out: Path | None = None, **kw) -> list[Check]:
+    """The main job: every protocol on its default scenarios, every mutant on its own."""
+    checks = [run_check(p, sc, out=out, **kw) for p, scs in DEFAULTS.items() for sc in scs]
+    checks += [run_check(m.protocol, scenario_for_mutant(name), name, out=out, **kw)
+               for name, m in MUTANTS.items()]
+    return checks

@@ -1,0 +1,56 @@
+"""Failure-free runs of a workload: the reference final states of
+FailureFreeEquivalence and the determinism class (DESIGN §2; seed 003 §2.3 for
+send-determinism).
+
+- deterministic: every failure-free interleaving has, per process, the same
+  sequence of receptions and choices;
+- send-deterministic: every one has, per process, the same sequence of sends
+  (whatever the reception order);
+- non-deterministic: otherwise.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import lru_cache
+
+from checker.explore import reachable
+from checker.model import Bounds, System
+from checker.workloads import CLASSES, DETERMINISTIC, NON_DETERMINISTIC, SEND_DETERMINISTIC, Workload
+from protocols.base import Plain
+
+
+@dataclass(frozen=True)
+class FailureFree:
+    finals: frozenset          # tuples of final local states, one per terminal
+    observed: str              # the strongest class every run satisfies
+    states: int
+    runs_ended: int
+    deadlocks: int             # terminals with an unfinished process: a broken workload
+    distinct_send_sequences: int
+    distinct_reception_orders: int
+
+    def satisfies(self, claimed: str) -> bool:
+        return CLASSES.index(self.observed) <= CLASSES.index(claimed)
+
+
+@lru_cache(maxsize=64)
+def failure_free(workload: Workload) -> FailureFree:
+    system = System(Plain(), workload, Bounds(failures=0, checkpoints=0))
+    finals, sends, orders, dead = set(), set(), set(), [0]
+
+    def on_terminal(s):
+        if not all(system.finished(s, p) for p in range(system.n)):
+            dead[0] += 1
+            return
+        finals.add(tuple(pr.acc for pr in s.procs))
+        sends.add(tuple(pr.ghost.sent for pr in s.procs))
+        orders.add(tuple(pr.ghost.order for pr in s.procs))
+
+    states = reachable(system, on_terminal)
+    if len(orders) <= 1:
+        observed = DETERMINISTIC
+    elif len(sends) <= 1:
+        observed = SEND_DETERMINISTIC
+    else:
+        observed = NON_DETERMINISTIC
+    return FailureFree(frozenset(finals), observed, states, len(finals), dead[0], len(sends), len(orders))

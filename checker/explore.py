@@ -1,0 +1,214 @@
+"""Explicit-state search (DESIGN §5): BFS (a violation found is a shortest one),
+DFS, and seeded random walks, over any :class:`checker.model.System`.
+
+The explorer never imports a protocol: it asks the system for enabled actions
+and successors, and the :class:`checker.invariants.Judge` for verdicts.
+"""
+from __future__ import annotations
+
+import random
+import sys
+import time
+from collections import deque
+from dataclasses import dataclass, field
+
+from checker.invariants import Judge, Violation
+
+CRASHES = ("crash", "crash_node")
+
+
+@dataclass
+class Result:
+    verdict: str                       # pass | violation | incomplete
+    states: int
+    transitions: int
+    depth: int
+    seconds: float
+    witnesses: dict
+    strategy: str
+    violation: Violation | None = None
+    trace: list = field(default_factory=list)
+    reason: str = ""                   # why a run is incomplete
+
+    @property
+    def states_per_s(self) -> float:
+        return self.states / self.seconds if self.seconds > 0 else float(self.states)
+
+    def as_dict(self) -> dict:
+        v = self.violation
+        return {"verdict": self.verdict, "property": v.property if v else None,
+                "message": v.message if v else None, "values": v.values if v else None,
+                "states": self.states, "transitions": self.transitions, "depth": self.depth,
+                "seconds": round(self.seconds, 3), "states_per_s": round(self.states_per_s),
+                "strategy": self.strategy, "witnesses": dict(sorted(self.witnesses.items())),
+                "trace_length": len(self.trace), "incomplete_reason": self.reason or None}
+
+
+class Progress:
+    """A one-line progress display on stderr for runs longer than ~2 s."""
+
+    def __init__(self, enabled: bool | None):
+        self.enabled = sys.stderr.isatty() if enabled is None else enabled
+        self.t0 = time.perf_counter()
+        self.last = self.t0
+        self.shown = False
+
+    def tick(self, states: int, queue: int, depth: int) -> None:
+        if not self.enabled:
+            return
+        now = time.perf_counter()
+        if now - self.t0 < 2.0 or now - self.last < 0.5:
+            return
+        self.last = now
+        rate = states / (now - self.t0)
+        sys.stderr.write(f"\r  {states:>10,} states  {rate:>9,.0f} states/s  queue {queue:>9,}  depth {depth:>4}")
+        sys.stderr.flush()
+        self.shown = True
+
+    def close(self) -> None:
+        if self.shown:
+            sys.stderr.write("\r" + " " * 78 + "\r")
+            sys.stderr.flush()
+
+
+def _path(parent: dict, s) -> list:
+    out = []
+    while parent[s] is not None:
+        s, a = parent[s]
+        out.append(a)
+    out.reverse()
+    return out
+
+
+def explore(system, judge: Judge, strategy: str = "bfs", max_states: int | None = None,
+            time_limit: float | None = None, seed: int = 0, walks: int = 1000,
+            progress: bool | None = None, reduce: bool = True) -> Result:
+    """Search the state space of ``system``; ``reduce`` applies the reductions
+    of :meth:`checker.model.System.reduce` (same terminal states, fewer paths)."""
+    if strategy == "random":
+        return _random(system, judge, seed, walks, time_limit, progress)
+    t0 = time.perf_counter()
+    prog = Progress(progress)
+    init = system.initial()
+    parent: dict = {init: None}
+    depth_of_max = 0
+    reason = ""
+
+    def done(verdict, v=None, trace=()):
+        prog.close()
+        return Result(verdict, len(parent), judge.w["transitions"], depth_of_max,
+                      time.perf_counter() - t0, dict(judge.w), strategy, v, list(trace), reason)
+
+    v = judge.state(init)
+    if v:
+        return done("violation", v, [])
+    frontier: deque = deque([(init, 0)])
+    pop = frontier.popleft if strategy == "bfs" else frontier.pop
+    max_depth = system.bounds.depth
+    while frontier:
+        s, d = pop()
+        depth_of_max = max(depth_of_max, d)
+        acts = system.actions(s)
+        if all(a[0] in CRASHES for a in acts):  # failures are not progress
+            v = judge.terminal(s)
+            if v:
+                return done("violation", v, _path(parent, s))
+        if d >= max_depth:
+            reason = f"depth bound {max_depth} reached"
+            continue
+        if reduce:
+            acts = system.reduce(s, acts)
+        for a in acts:
+            s2, obs = system.step(s, a)
+            v = judge.transition(s, a, s2, obs)
+            if v:
+                return done("violation", v, _path(parent, s) + [a])
+            new = s2 not in parent
+            if new:
+                parent[s2] = (s, a)
+                v = judge.state(s2)
+                if v:
+                    return done("violation", v, _path(parent, s2))
+                frontier.append((s2, d + 1))
+            if reduce and a[0] not in CRASHES:
+                for c in system.crashes_after(s2, a):
+                    s3, obs = system.step(s2, c)
+                    v = judge.transition(s2, c, s3, obs)
+                    if v:
+                        return done("violation", v, _path(parent, s2) + [c])
+                    if s3 not in parent:
+                        parent[s3] = (s2, c)
+                        v = judge.state(s3)
+                        if v:
+                            return done("violation", v, _path(parent, s3))
+                        frontier.append((s3, d + 2))
+        prog.tick(len(parent), len(frontier), d)
+        if max_states and len(parent) >= max_states:
+            reason = f"state bound {max_states:,} reached"
+            return done("incomplete")
+        if time_limit and time.perf_counter() - t0 > time_limit:
+            reason = f"time limit {time_limit:g} s reached"
+            return done("incomplete")
+    return done("incomplete" if reason else "pass")
+
+
+def _random(system, judge: Judge, seed: int, walks: int, time_limit, progress) -> Result:
+    """Seeded random walks to a terminal state: depth where BFS cannot reach."""
+    rng = random.Random(seed)
+    t0 = time.perf_counter()
+    prog = Progress(progress)
+    seen: set = set()
+    max_d = 0
+    for _ in range(walks):
+        s = system.initial()
+        trace: list = []
+        seen.add(s)
+        v = judge.state(s)
+        while v is None:
+            acts = system.actions(s)
+            if all(a[0] in CRASHES for a in acts):
+                v = judge.terminal(s)
+                if v or not acts or rng.random() < 0.5:
+                    break
+            if len(trace) >= system.bounds.depth:
+                break
+            a = rng.choice(acts)
+            s2, obs = system.step(s, a)
+            trace.append(a)
+            v = judge.transition(s, a, s2, obs)
+            if v is None:
+                if s2 not in seen:
+                    seen.add(s2)
+                    v = judge.state(s2)
+            s = s2
+        max_d = max(max_d, len(trace))
+        if v:
+            prog.close()
+            return Result("violation", len(seen), judge.w["transitions"], max_d, time.perf_counter() - t0,
+                          dict(judge.w), "random", v, trace)
+        prog.tick(len(seen), 0, max_d)
+        if time_limit and time.perf_counter() - t0 > time_limit:
+            break
+    prog.close()
+    return Result("incomplete", len(seen), judge.w["transitions"], max_d, time.perf_counter() - t0,
+                  dict(judge.w), "random", None, [],
+                  f"random walks cover part of the state space ({walks} walks, seed {seed})")
+
+
+def reachable(system, on_terminal) -> int:
+    """Enumerate every reachable state (no invariants); call ``on_terminal``
+    on each state with nothing enabled. Returns the number of states."""
+    init = system.initial()
+    seen = {init}
+    stack = [init]
+    while stack:
+        s = stack.pop()
+        acts = system.actions(s)
+        if all(a[0] in CRASHES for a in acts):
+            on_terminal(s)
+        for a in acts:
+            s2, _ = system.step(s, a)
+            if s2 not in seen:
+                seen.add(s2)
+                stack.append(s2)
+    return len(seen)

@@ -1,0 +1,52 @@
+"""Ghost bookkeeping (DESIGN §4): what each process has sent and delivered in
+its *current* history, kept apart from protocol state.
+
+A history is reset to its checkpointed value when its process rolls back, so
+"the current history" is exactly the execution a recovery must be consistent
+with. The model checker and the MPI trace checker update histories through
+these functions only.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from checker.workloads import mix
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class History:
+    sent: tuple[tuple[int, ...], ...]                   # per destination: payloads, in send order
+    delivered: tuple[tuple[tuple[int, int], ...], ...]  # per source: (k, payload), in delivery order
+    order: int                                          # digest of the reception and choice sequence
+    _h: int = field(init=False, repr=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "_h", hash((self.sent, self.delivered, self.order)))
+
+    def __hash__(self) -> int:
+        return self._h
+
+    def __eq__(self, other) -> bool:
+        return self is other or (type(other) is History and self._h == other._h and self.sent == other.sent
+                                 and self.delivered == other.delivered and self.order == other.order)
+
+    def delivered_ids(self, src: int) -> set[int]:
+        return {k for k, _ in self.delivered[src]}
+
+
+def empty(n: int) -> History:
+    return History(tuple(() for _ in range(n)), tuple(() for _ in range(n)), 0)
+
+
+def record_send(h: History, dst: int, payload: int) -> History:
+    sent = h.sent[:dst] + (h.sent[dst] + (payload,),) + h.sent[dst + 1:]
+    return History(sent, h.delivered, h.order)
+
+
+def record_delivery(h: History, src: int, k: int, payload: int) -> History:
+    d = h.delivered[:src] + (h.delivered[src] + ((k, payload),),) + h.delivered[src + 1:]
+    return History(h.sent, d, mix(h.order, src, k))
+
+
+def record_choice(h: History, choice: int) -> History:
+    return History(h.sent, h.delivered, mix(h.order, 0x6E64, choice))

@@ -1,0 +1,394 @@
+"""The system model (DESIGN §2): processes on nodes, channels, failures, storage.
+
+A :class:`System` is a Stateright-style model — initial state, enabled
+actions, next state — built from a protocol, a workload and a scenario. It
+never imports a protocol module: it only drives the handlers of
+``protocols.base.Protocol`` and executes their effects.
+
+Actions (the scheduler events, saved in counterexample files):
+``("step", p)`` an application send or checkpoint site, ``("recv", p, i)``
+match mail i of p's queue, ``("choose", p, c)`` a non-deterministic outcome,
+``("deliver", src, dst, i)`` packet i of a channel (always 0 on FIFO),
+``("internal", p, label)``, ``("crash", p)``, ``("crash_node", node)``,
+``("restart", p)``.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from checker import ghost as G
+from checker.workloads import M32, Workload, mix
+from protocols.base import (ANY, AppMsg, Checkpoint, Context, Deliver, Mail, Note,
+                            Packet, Protocol, Restore, Send)
+
+
+@dataclass(frozen=True, slots=True)
+class Image:
+    """A checkpointed application: its state, its matching queue, and the ghost
+    history the invariants compare against."""
+
+    pc: int
+    acc: int
+    last_src: int
+    mailbox: tuple[Mail, ...]
+    ghost: G.History
+
+
+class _Cached:
+    """Hash once: states are hashed at every visited-set lookup, and most of a
+    successor's processes are shared with its parent."""
+
+    __slots__ = ()
+
+    def __hash__(self) -> int:
+        return self._h
+
+    def __eq__(self, other) -> bool:
+        return self is other or (type(other) is type(self) and self._h == other._h
+                                 and self._key() == other._key())
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class Proc(_Cached):
+    alive: bool
+    pc: int
+    acc: int
+    last_src: int
+    mailbox: tuple[Mail, ...]  # volatile
+    vol: Any                   # volatile protocol state
+    stab: Any                  # stable protocol state
+    images: tuple[tuple[int, Image], ...]  # stable: checkpoint id -> image
+    ckpts: int                 # checkpoints taken (bounded)
+    ghost: G.History
+    _h: int = field(init=False, repr=False)
+
+    def _key(self) -> tuple:
+        return (self.alive, self.pc, self.acc, self.last_src, self.mailbox, self.vol, self.stab,
+                self.images, self.ckpts, self.ghost)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "_h", hash(self._key()))
+
+    def but(self, **kw) -> "Proc":
+        d = dict(zip(_PROC_FIELDS, self._key()))
+        d.update(kw)
+        return Proc(**d)
+
+
+_PROC_FIELDS = ("alive", "pc", "acc", "last_src", "mailbox", "vol", "stab", "images", "ckpts", "ghost")
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class State(_Cached):
+    procs: tuple[Proc, ...]
+    wire: tuple[tuple[Packet, ...], ...]  # channel src*n+dst
+    failures: int
+    failed: frozenset
+    _h: int = field(init=False, repr=False)
+
+    def _key(self) -> tuple:
+        return (self.procs, self.wire, self.failures, self.failed)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "_h", hash(self._key()))
+
+
+@dataclass(frozen=True)
+class Bounds:
+    failures: int = 1
+    checkpoints: int = 1  # checkpoints a process may initiate
+    depth: int = 10_000
+    crash_kinds: tuple[str, ...] = ("process", "node")
+    no_failure_during_recovery: bool = False  # seed 004 L623
+
+    def as_dict(self) -> dict:
+        return {"failures": self.failures, "checkpoints": self.checkpoints, "depth": self.depth,
+                "crash_kinds": list(self.crash_kinds),
+                "no_failure_during_recovery": self.no_failure_during_recovery}
+
+
+def _image(pr: Proc) -> Image:
+    return Image(pr.pc, pr.acc, pr.last_src, pr.mailbox, pr.ghost)
+
+
+class System:
+    """One scenario: a protocol on a workload under bounds."""
+
+    def __init__(self, protocol: Protocol, workload: Workload, bounds: Bounds,
+                 group_of: tuple[int, ...] | None = None):
+        self.protocol = protocol
+        self.workload = workload
+        self.bounds = bounds
+        self.progs = workload.programs
+        n = workload.n
+        groups = group_of or workload.group_of or workload.node_of
+        self.ctx = Context(n, workload.node_of, tuple(groups), workload.fifo)
+        self.n = n
+        self.nodes = sorted(set(workload.node_of))
+
+    # -- initial state --------------------------------------------------------
+    def initial(self) -> State:
+        procs = []
+        for p in range(self.n):
+            vol, stab = self.protocol.initial(self.ctx, p)
+            gh = G.empty(self.n)
+            img = Image(0, mix(p), -1, (), gh)
+            procs.append(Proc(True, 0, mix(p), -1, (), vol, stab, ((0, img),), 0, gh))
+        self._init = State(tuple(procs), tuple(() for _ in range(self.n * self.n)), 0, frozenset())
+        return self._init
+
+    # -- enabled actions -------------------------------------------------------
+    def finished(self, s: State, p: int) -> bool:
+        return s.procs[p].pc >= len(self.progs[p])
+
+    def recovery_under_way(self, s: State) -> bool:
+        proto, ctx = self.protocol, self.ctx
+        for p, pr in enumerate(s.procs):
+            if not pr.alive or proto.recovering(ctx, p, pr.vol):
+                return True
+        kinds = proto.RECOVERY_KINDS
+        return bool(kinds) and any(pk.kind in kinds for ch in s.wire for pk in ch)
+
+    def actions(self, s: State) -> list[tuple]:
+        proto, ctx, n = self.protocol, self.ctx, self.n
+        acts: list[tuple] = []
+        for p, pr in enumerate(s.procs):
+            if not pr.alive:
+                acts.append(("restart", p))
+                continue
+            prog = self.progs[p]
+            if pr.pc < len(prog):
+                op = prog[pr.pc]
+                kind = op[0]
+                if kind == "send" or kind == "reply":
+                    dst = op[1] if kind == "send" else pr.last_src
+                    if proto.may_send(ctx, p, pr.vol, dst):
+                        acts.append(("step", p))
+                elif kind == "recv":
+                    seen: set[int] = set()
+                    for i, mail in enumerate(pr.mailbox):
+                        m = mail.msg
+                        if m.src in seen:  # MPI non-overtaking: first from each source
+                            continue
+                        if (op[1] == ANY or op[1] == m.src) and (op[2] == ANY or op[2] == m.tag):
+                            seen.add(m.src)
+                            if proto.may_match(ctx, p, pr.vol, mail):
+                                acts.append(("recv", p, i))
+                elif kind == "nondet":
+                    for c in range(op[1]):
+                        if proto.may_choose(ctx, p, pr.vol, op[1], c):
+                            acts.append(("choose", p, c))
+                else:  # site
+                    acts.append(("step", p))
+            for label in proto.internal(ctx, p, pr.vol, pr.stab, pr.ckpts < self.bounds.checkpoints):
+                acts.append(("internal", p, label))
+        for c, ch in enumerate(s.wire):
+            if ch:
+                src, dst = divmod(c, n)
+                if ctx.fifo:
+                    acts.append(("deliver", src, dst, 0))
+                else:
+                    for i, pk in enumerate(ch):
+                        if pk not in ch[:i]:
+                            acts.append(("deliver", src, dst, i))
+        if s.failures < self.bounds.failures and not (
+                self.bounds.no_failure_during_recovery and self.recovery_under_way(s)):
+            if "process" in self.bounds.crash_kinds:
+                acts.extend(("crash", p) for p, pr in enumerate(s.procs) if pr.alive)
+            if "node" in self.bounds.crash_kinds:
+                for node in self.nodes:
+                    on = [p for p in range(n) if ctx.node_of[p] == node]
+                    alive = [p for p in on if s.procs[p].alive]
+                    # a node of one live process crashes exactly as that process does
+                    if len(alive) >= 2 or (len(alive) == 1 and "process" not in self.bounds.crash_kinds):
+                        acts.append(("crash_node", node))
+        return acts
+
+    # -- reductions (DESIGN §5: each keeps every terminal state) -----------------
+    @staticmethod
+    def actor(a: tuple) -> int:
+        return a[2] if a[0] == "deliver" else a[1]
+
+    def reduce(self, s: State, acts: list[tuple]) -> list[tuple]:
+        """A subset of the enabled actions that still reaches every terminal
+        state, where Termination, FailureFreeEquivalence, NoOrphan and
+        NoDuplicateDelivery are judged.
+
+        1. A crash of x commutes with every action of another process (a packet
+           sent to a dead process is lost as one in flight at the crash is), so
+           a crash may be taken right after x's own last action (see
+           :meth:`crashes_after`) and a restart at once.
+        2. Once no crash is possible, the actions of one process (its steps, its
+           internal steps, the deliveries *to* it) commute with those of every
+           other: they touch only its state, pop the heads of its incoming
+           channels and append to its outgoing ones — a persistent set.
+        """
+        if self.bounds.no_failure_during_recovery:
+            return acts  # crash enabledness then depends on the global state
+        for a in acts:
+            if a[0] == "restart":
+                return [a]
+        if s.failures < self.bounds.failures:
+            if s.failures == 0 and s.procs[0].pc == 0 and s is self._init:
+                return acts
+            return [a for a in acts if a[0] != "crash" and a[0] != "crash_node"]
+        if not acts:
+            return acts
+        by: dict[int, list] = {}
+        for a in acts:
+            by.setdefault(self.actor(a), []).append(a)
+        return min(by.values(), key=len)
+
+    def crashes_after(self, s2: State, a: tuple) -> list[tuple]:
+        """The crashes to try right after action ``a``: its actor's, and its node's."""
+        if self.bounds.no_failure_during_recovery or s2.failures >= self.bounds.failures:
+            return []
+        x = self.actor(a)
+        if not s2.procs[x].alive:
+            return []
+        out = []
+        if "process" in self.bounds.crash_kinds:
+            out.append(("crash", x))
+        if "node" in self.bounds.crash_kinds:
+            node = self.ctx.node_of[x]
+            alive = [p for p in range(self.n) if self.ctx.node_of[p] == node and s2.procs[p].alive]
+            if len(alive) >= 2 or "process" not in self.bounds.crash_kinds:
+                out.append(("crash_node", node))
+        return out
+
+    # -- next state ------------------------------------------------------------
+    def step(self, s: State, a: tuple) -> tuple[State, list]:
+        """The successor of ``s`` by enabled action ``a`` and the observations
+        the invariants judge (checker/ghost.py)."""
+        kind = a[0]
+        procs = list(s.procs)
+        wire = list(s.wire)
+        obs: list = []
+        proto, ctx, n = self.protocol, self.ctx, self.n
+        failures, failed = s.failures, s.failed
+
+        if kind == "step":
+            p = a[1]
+            pr = procs[p]
+            op = self.progs[p][pr.pc]
+            if op[0] == "site":
+                pr = pr.but(pc=pr.pc + 1)
+                procs[p] = pr
+                st = proto.on_site(ctx, p, pr.vol, pr.stab)
+            else:
+                dst = op[1] if op[0] == "send" else pr.last_src
+                tag = op[2] if op[0] == "send" else op[1]
+                payload = mix(pr.acc, pr.pc)
+                k = len(pr.ghost.sent[dst])
+                msg = AppMsg((p, dst, k), p, dst, tag, payload)
+                obs.append(("sent", p, dst, k, payload))
+                pr = pr.but(pc=pr.pc + 1, ghost=G.record_send(pr.ghost, dst, payload))
+                procs[p] = pr
+                st = proto.on_send(ctx, p, pr.vol, pr.stab, msg)
+            self._apply(procs, wire, p, st, obs)
+        elif kind == "recv":
+            p, i = a[1], a[2]
+            pr = procs[p]
+            mail = pr.mailbox[i]
+            m = mail.msg
+            combine = self.progs[p][pr.pc][3]
+            acc = (pr.acc + m.payload) & M32 if combine == "sum" else mix(pr.acc, m.src, m.payload)
+            obs.append(("delivered", p, m.src, m.gid[2], m.payload, pr.ghost))
+            pr = pr.but(pc=pr.pc + 1, acc=acc, last_src=m.src,
+                         mailbox=pr.mailbox[:i] + pr.mailbox[i + 1:],
+                         ghost=G.record_delivery(pr.ghost, m.src, m.gid[2], m.payload))
+            procs[p] = pr
+            self._apply(procs, wire, p, proto.on_match(ctx, p, pr.vol, pr.stab, mail), obs)
+        elif kind == "choose":
+            p, c = a[1], a[2]
+            pr = procs[p]
+            k = self.progs[p][pr.pc][1]
+            pr = pr.but(pc=pr.pc + 1, acc=mix(pr.acc, 0x6E64, c),
+                         ghost=G.record_choice(pr.ghost, c))
+            procs[p] = pr
+            self._apply(procs, wire, p, proto.on_choose(ctx, p, pr.vol, pr.stab, k, c), obs)
+        elif kind == "deliver":
+            src, dst, i = a[1], a[2], a[3]
+            c = src * n + dst
+            ch = wire[c]
+            pk = ch[i]
+            wire[c] = ch[:i] + ch[i + 1:]
+            pr = procs[dst]
+            self._apply(procs, wire, dst, proto.on_packet(ctx, dst, pr.vol, pr.stab, pk), obs)
+        elif kind == "internal":
+            p = a[1]
+            pr = procs[p]
+            self._apply(procs, wire, p, proto.on_internal(ctx, p, pr.vol, pr.stab, a[2]), obs)
+        elif kind == "crash" or kind == "crash_node":
+            victims = [a[1]] if kind == "crash" else [
+                p for p in range(n) if ctx.node_of[p] == a[1] and procs[p].alive]
+            failures += 1
+            failed = failed | frozenset(victims)
+            for p in victims:
+                pr = procs[p]
+                procs[p] = pr.but(alive=False, mailbox=(), vol=None)
+                for q in range(n):  # messages addressed to the dead incarnation are lost
+                    wire[q * n + p] = ()
+                obs.append(("crash", p, kind == "crash_node"))
+        elif kind == "restart":
+            p = a[1]
+            pr = procs[p]
+            procs[p] = pr.but(alive=True)
+            obs.append(("restart", p))
+            self._apply(procs, wire, p, proto.on_restart(ctx, p, pr.stab), obs)
+        else:
+            raise ValueError(f"unknown action {a!r}")
+        return State(tuple(procs), tuple(wire), failures, failed), obs
+
+    def _apply(self, procs: list, wire: list, p: int, st, obs: list) -> None:
+        """Execute the effects of one handler of process p, in order."""
+        n = self.n
+        pr = procs[p].but(vol=st.vol, stab=st.stab)
+        for eff in st.effects:
+            t = type(eff)
+            if t is Send:
+                pk = eff.packet
+                if procs[pk.dst].alive or pk.dst == p:
+                    c = pk.src * n + pk.dst
+                    wire[c] = wire[c] + (pk,)
+                else:
+                    obs.append(("note", "packets_to_dead_process"))
+            elif t is Deliver:
+                pr = pr.but(mailbox=pr.mailbox + (eff.mail,))
+            elif t is Checkpoint:
+                imgs = tuple(x for x in pr.images if x[0] != eff.cid) + ((eff.cid, _image(pr)),)
+                obs.append(("checkpoint", p, eff.cid))
+                pr = pr.but(images=imgs, ckpts=pr.ckpts + 1)
+            elif t is Restore:
+                img = dict(pr.images)[eff.cid]
+                obs.append(("restore", p, eff.cid, pr.ghost, img.ghost))
+                pr = pr.but(pc=img.pc, acc=img.acc, last_src=img.last_src,
+                             mailbox=img.mailbox, ghost=img.ghost)
+            elif t is Note:
+                obs.append(("note", eff.name))
+            else:
+                raise TypeError(f"unknown effect {eff!r}")
+            procs[p] = pr
+        procs[p] = pr
+
+    # -- views for invariants --------------------------------------------------
+    def obtainable(self, s: State) -> set[tuple[int, int, int]]:
+        """Message ids still obtainable: on the wire, in a queue, or held by a
+        protocol (logs, buffers, recorded channel state)."""
+        have: set = set()
+        for ch in s.wire:
+            for pk in ch:
+                if pk.msg is not None:
+                    have.add(pk.msg.gid)
+        for p, pr in enumerate(s.procs):
+            if pr.alive:
+                have.update(m.msg.gid for m in pr.mailbox)
+                have.update(m.gid for m in self.protocol.holdings(self.ctx, p, pr.vol, pr.stab))
+        return have
+
+    def image(self, s: State, p: int, cid: int) -> Image | None:
+        for c, img in s.procs[p].images:
+            if c == cid:
+                return img
+        return None

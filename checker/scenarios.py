@@ -1,0 +1,109 @@
+"""Scenarios: a workload, its placement and grouping, and the bounds — the
+default ones each protocol and mutant is checked on by ``rrcheck check --all``.
+
+Sizes are chosen so that the exhaustive search of every default scenario ends
+in seconds to a minute on 2 cores (benchmarks/explore_throughput.py measures
+them); larger ones are a ``--procs/--failures`` away.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from checker import workloads as W
+from checker.errors import UsageError
+from checker.model import Bounds, System
+from protocols.mutants import MUTANTS, PROTOCOLS, build
+
+
+@dataclass(frozen=True)
+class Scenario:
+    workload: str
+    procs: int | None = None
+    nodes: int | None = None
+    failures: int = 1
+    checkpoints: int = 1
+    crash_kinds: tuple[str, ...] = ("process", "node")
+    grouping: tuple[int, ...] | None = None
+    note: str = ""
+
+    def bounds(self) -> Bounds:
+        return Bounds(failures=self.failures, checkpoints=self.checkpoints, crash_kinds=self.crash_kinds)
+
+    def label(self) -> str:
+        size = f" n={self.procs}" if self.procs else ""
+        return f"{self.workload}{size} f={self.failures} c={self.checkpoints}"
+
+
+# Every correct protocol on at least three scenarios; one with two correlated
+# sets of two processes (two nodes), node crashes and a checkpoint per set.
+DEFAULTS: dict[str, tuple[Scenario, ...]] = {
+    "correlated-set": (
+        Scenario("theorem2", note="two sets of two, node crash, a checkpoint per set"),
+        Scenario("ring", 4, 2, note="two sets of two, deterministic"),
+        Scenario("any_source_race", 3, 2, note="ANY_SOURCE race across sets"),
+        Scenario("fig1", crash_kinds=("process",), note="seed 000 Fig. 1, singleton sets"),
+    ),
+    "sbml": (
+        Scenario("theorem2", note="two nodes of two"),
+        Scenario("fig1", note="seed 000 Fig. 1"),
+        Scenario("any_source_race", 3, 2),
+    ),
+    "coordinated": (
+        Scenario("theorem2", checkpoints=1, crash_kinds=("node",), note="two nodes of two"),
+        Scenario("ring", 3, 3),
+        Scenario("any_source_race", 3, 2),
+    ),
+    "chandy-lamport": (
+        Scenario("ring", 3, 3),
+        Scenario("any_source_race", 3, 2),
+        Scenario("fig1", crash_kinds=("process",)),
+    ),
+}
+
+MUTANT_SCENARIOS: dict[str, Scenario] = {
+    "correlated-set/no-internal-event-logging": Scenario("theorem2", checkpoints=0, crash_kinds=("process",)),
+    "correlated-set/no-internal-silence": Scenario("ring", 2, 1),
+    "correlated-set/no-external-payload-copy": Scenario("ring", 4, 2, checkpoints=0),
+    "correlated-set/global-rollback": Scenario("ring", 4, 2, checkpoints=0),
+    "chandy-lamport/no-channel-recording": Scenario("ring", 2, 2),
+    "sbml/no-event-logging": Scenario("fig1", checkpoints=0, crash_kinds=("process",)),
+    "sbml/no-duplicate-suppression": Scenario("pingpong", checkpoints=0, crash_kinds=("process",)),
+    "uncoordinated/no-logging": Scenario("fig1", crash_kinds=("process",)),
+}
+
+
+def scenario_for_mutant(name: str) -> Scenario:
+    if name not in MUTANTS:
+        raise UsageError(f"unknown mutant {name!r}; `rrcheck list` shows them all")
+    return MUTANT_SCENARIOS[name]
+
+
+def make_system(protocol: str, scenario: Scenario, mutant: str | None = None,
+                grouping: tuple[int, ...] | None = None):
+    proto = build(protocol, mutant)
+    workload = W.make(scenario.workload, scenario.procs, scenario.nodes)
+    group_of = grouping or scenario.grouping
+    if group_of is not None and len(group_of) != workload.n:
+        raise UsageError(f"the grouping names {len(group_of)} processes but {workload.name} has {workload.n}")
+    return System(proto, workload, scenario.bounds(), group_of), workload
+
+
+def system_for(cx) -> tuple[System, W.Workload]:
+    """Rebuild the system a counterexample file describes."""
+    if cx.protocol not in PROTOCOLS:
+        raise UsageError(f"counterexample names unknown protocol {cx.protocol!r}")
+    if cx.mutant and cx.mutant not in MUTANTS:
+        raise UsageError(f"counterexample names unknown mutant {cx.mutant!r}")
+    proto_cls = PROTOCOLS[cx.protocol]
+    try:
+        proto = proto_cls(**cx.knobs)
+    except ValueError as e:
+        raise UsageError(f"counterexample knobs: {e}")
+    workload = W.make(cx.workload, cx.procs, cx.nodes)
+    if list(workload.node_of) != cx.placement:
+        raise UsageError(f"counterexample placement {cx.placement} differs from workload {cx.workload!r}'s")
+    b = cx.bounds
+    bounds = Bounds(b.failures, b.checkpoints, b.depth, tuple(b.crash_kinds), b.no_failure_during_recovery)
+    if len(cx.grouping) != workload.n:
+        raise UsageError(f"counterexample grouping has {len(cx.grouping)} entries for {workload.n} processes")
+    return System(proto, workload, bounds, tuple(cx.grouping)), workload

@@ -1,0 +1,236 @@
+"""Counterexample files and their replay (DESIGN §6).
+
+A counterexample is JSON, validated by a schema (never pickle or eval): the
+protocol and its knobs, the workload and its placement, the grouping, the
+bounds, the scheduler events, the violated property with the values that
+break it, and the tool version. ``replay`` re-executes the events one by one
+on a fresh system, judging each step with the same invariants, and records a
+timeline for the space-time diagram (checker/render.py).
+"""
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from checker.errors import UsageError
+from checker.invariants import PROPERTIES, Judge, Violation
+
+SCHEMA_VERSION = 1
+ACTION_KINDS = {"step": 2, "recv": 3, "choose": 3, "deliver": 4, "internal": 3,
+                "crash": 2, "crash_node": 2, "restart": 2}
+
+
+class ViolationModel(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    property: Literal[PROPERTIES]  # type: ignore[valid-type]
+    message: str
+    values: dict[str, Any]
+
+
+class BoundsModel(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    failures: int = Field(ge=0)
+    checkpoints: int = Field(ge=0)
+    depth: int = Field(ge=1)
+    crash_kinds: list[Literal["process", "node"]]
+    no_failure_during_recovery: bool
+
+
+class Counterexample(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    schema_version: Literal[1]
+    tool: str
+    protocol: str
+    mutant: str | None
+    knobs: dict[str, Any]
+    workload: str
+    procs: int | None
+    nodes: int | None
+    placement: list[int]
+    grouping: list[int]
+    bounds: BoundsModel
+    properties: list[Literal[PROPERTIES]]  # type: ignore[valid-type]
+    events: list[list[int | str]]
+    violation: ViolationModel
+
+
+def tool_version() -> str:
+    try:
+        from importlib.metadata import version
+        return f"rrcheck {version('rrcheck')}"
+    except Exception:
+        return "rrcheck (source tree)"
+
+
+def to_json_events(trace: list[tuple]) -> list[list]:
+    return [list(a) for a in trace]
+
+
+def write_atomic(path: Path, text: str) -> None:
+    """Write a file whole or not at all."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "w") as f:
+            f.write(text)
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+def save(path: Path, cx: Counterexample) -> Path:
+    write_atomic(path, json.dumps(cx.model_dump(mode="json"), indent=1) + "\n")
+    return path
+
+
+def load(path: str | Path) -> Counterexample:
+    p = Path(path)
+    try:
+        raw = json.loads(p.read_text())
+    except FileNotFoundError:
+        raise UsageError(f"{p}: no such counterexample file")
+    except (json.JSONDecodeError, UnicodeDecodeError) as e:
+        raise UsageError(f"{p}: not JSON ({e}); a counterexample is the JSON `rrcheck check` writes")
+    if isinstance(raw, dict) and raw.get("schema_version") not in (None, SCHEMA_VERSION):
+        raise UsageError(f"{p}: schema version {raw.get('schema_version')!r}; this rrcheck reads version "
+                         f"{SCHEMA_VERSION}")
+    try:
+        cx = Counterexample.model_validate(raw)
+    except ValidationError as e:
+        err = e.errors()[0]
+        where = ".".join(str(x) for x in err["loc"]) or "top level"
+        raise UsageError(f"{p}: malformed counterexample at {where}: {err['msg']}")
+    for i, ev in enumerate(cx.events):
+        if not ev or ev[0] not in ACTION_KINDS or len(ev) != ACTION_KINDS[ev[0]]:
+            raise UsageError(f"{p}: event {i} {ev!r} is not a scheduler event (rrcheck list shows the kinds)")
+    return cx
+
+
+@dataclass
+class Replay:
+    violation: Violation | None
+    steps: int
+    timeline: list = field(default_factory=list)   # for checker/render.py
+    system: Any = None
+
+
+def replay(cx: Counterexample, properties=None) -> Replay:
+    """Re-execute a counterexample; return the violation it reproduces."""
+    from checker.classify import failure_free
+    from checker.scenarios import system_for
+    system, workload = system_for(cx)
+    judge = Judge(system, properties or cx.properties, failure_free(workload).finals)
+    s = system.initial()
+    timeline: list = []
+    sent_at: dict[int, list] = {}  # channel -> send times of packets in it, in order
+    v = judge.state(s)
+    for t, ev in enumerate(cx.events, start=1):
+        a = tuple(ev)
+        if a not in system.actions(s):
+            raise UsageError(f"event {t} {list(a)} is not enabled at that point: the file does not replay on "
+                             f"this version of the protocol (re-run `rrcheck check` to regenerate it)")
+        s2, obs = system.step(s, a)
+        _record(system, s, a, s2, obs, t, timeline, sent_at)
+        v = judge.transition(s, a, s2, obs) or judge.state(s2)
+        s = s2
+        if v:
+            _in_flight(timeline, sent_at, s, system.n, t)
+            return Replay(v, t, timeline, system)
+    from checker.explore import CRASHES
+    if all(a[0] in CRASHES for a in system.actions(s)):
+        v = judge.terminal(s)
+    _in_flight(timeline, sent_at, s, system.n, len(cx.events))
+    return Replay(v, len(cx.events), timeline, system)
+
+
+def _in_flight(timeline: list, sent_at: dict, s, n: int, t: int) -> None:
+    for c, times in sent_at.items():
+        for i, t0 in enumerate(times):
+            pk = s.wire[c][i]
+            timeline.append(("pending", t0, t, c // n, c % n, pk.kind, pk.msg.gid if pk.msg else None))
+
+
+def _record(system, s, a, s2, obs, t: int, timeline: list, sent_at: dict) -> None:
+    """One step of the timeline: packets sent and received, checkpoints,
+    crashes, restores."""
+    n = system.n
+    kind = a[0]
+    timeline.append(("text", t, _text(system, s, a, obs)))
+    if kind == "deliver":
+        c = a[1] * n + a[2]
+        pk = s.wire[c][a[3]]
+        t0 = sent_at[c].pop(a[3])
+        timeline.append(("arrow", t0, t, a[1], a[2], pk.kind, pk.msg.gid if pk.msg else None))
+    if kind in ("crash", "crash_node"):
+        for o in obs:
+            if o[0] == "crash":
+                p = o[1]
+                for q in range(n):
+                    for t0 in sent_at.get(q * n + p, []):
+                        timeline.append(("lost", t0, t, q, p))
+                    sent_at[q * n + p] = []
+                timeline.append(("crash", t, p))
+    for c in range(n * n):
+        before = len(s.wire[c]) - (1 if kind == "deliver" and a[1] * n + a[2] == c else 0)
+        if kind in ("crash", "crash_node") and c % n in {o[1] for o in obs if o[0] == "crash"}:
+            before = 0
+        for _ in range(len(s2.wire[c]) - before):
+            sent_at.setdefault(c, []).append(t)
+    for o in obs:
+        if o[0] == "checkpoint":
+            timeline.append(("checkpoint", t, o[1], o[2]))
+        elif o[0] == "restore":
+            timeline.append(("restore", t, o[1], o[2]))
+        elif o[0] == "restart":
+            timeline.append(("restart", t, o[1]))
+        elif o[0] == "delivered":
+            timeline.append(("match", t, o[1], o[2], o[3]))
+
+
+def label(system, gid) -> str:
+    """m1, m2… as the paper's figure names them, else m<src><dst>.<k>."""
+    return system.workload.labels.get(tuple(gid), f"m{gid[0]}{gid[1]}.{gid[2]}")
+
+
+def _text(system, s, a, obs) -> str:
+    kind, p = a[0], a[1]
+    if kind == "step" or kind == "recv":
+        sent = [o for o in obs if o[0] == "sent"]
+        got = [o for o in obs if o[0] == "delivered"]
+        if sent:
+            o = sent[0]
+            text = f"P{p} sends {label(system, (p, o[2], o[3]))} to P{o[2]}"
+        elif got:
+            o = got[0]
+            text = f"P{p} receives {label(system, (o[2], p, o[3]))} from P{o[2]}"
+        else:
+            text = f"P{p} passes a checkpoint site"
+    elif kind == "choose":
+        text = f"P{p} makes non-deterministic choice {a[2]}"
+    elif kind == "deliver":
+        pk = s.wire[a[1] * system.n + a[2]][a[3]]
+        what = f"{label(system, pk.msg.gid)} ({pk.kind})" if pk.msg else f"'{pk.kind}' packet"
+        text = f"{what} P{a[1]} -> P{a[2]} arrives"
+    elif kind == "internal":
+        text = f"P{p}: protocol step '{a[2]}'"
+    elif kind == "crash":
+        text = f"P{p} CRASHES"
+    elif kind == "crash_node":
+        text = f"node {p} CRASHES (" + ", ".join(f"P{q}" for q in range(system.n) if system.ctx.node_of[q] == p) + ")"
+    else:
+        text = f"P{p} restarts from stable storage"
+    for o in obs:
+        if o[0] == "checkpoint":
+            text += f"; P{o[1]} checkpoints C{o[2]}"
+        elif o[0] == "restore":
+            text += f"; P{o[1]} rolls back to C{o[2]}"
+    return text

@@ -1,0 +1,219 @@
+"""Application programs the protocols run (DESIGN §2, "Application").
+
+A program is a tuple of operations, executed in order by one process:
+
+- ``("send", dst, tag)`` — the payload is a function of the local state, so a
+  send's content depends on the order of earlier receptions;
+- ``("reply", tag)`` — send to the source of the last received message;
+- ``("recv", src, tag, combine)`` — ``src`` may be ``ANY`` (MPI_ANY_SOURCE);
+  ``combine="sum"`` folds the payload commutatively (a reduction), so the order
+  of a run of such receptions does not change the state;
+- ``("nondet", k)`` — a local non-deterministic choice among ``k`` outcomes;
+- ``("site",)`` — a ``checkpoint_site`` of the application.
+
+Each workload declares its determinism class; ``rrcheck check-workload``
+verifies the claim on every failure-free interleaving (checker/classify.py).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Callable
+
+from protocols.base import ANY
+
+DETERMINISTIC = "deterministic"
+SEND_DETERMINISTIC = "send-deterministic"
+NON_DETERMINISTIC = "non-deterministic"
+CLASSES = (DETERMINISTIC, SEND_DETERMINISTIC, NON_DETERMINISTIC)
+
+M32 = 0xFFFFFFFF
+
+
+def mix(*xs: int) -> int:
+    """A deterministic 32-bit digest (not Python's salted ``hash``)."""
+    h = 0x811C9DC5
+    for x in xs:
+        h = ((h ^ (x & M32)) * 0x01000193) & M32
+        h ^= h >> 15
+    return h
+
+
+def send(dst: int, tag: int = 0) -> tuple:
+    return ("send", dst, tag)
+
+
+def reply(tag: int = 0) -> tuple:
+    return ("reply", tag)
+
+
+def recv(src: int = ANY, tag: int = ANY, combine: str = "seq") -> tuple:
+    return ("recv", src, tag, combine)
+
+
+def nondet(k: int) -> tuple:
+    return ("nondet", k)
+
+
+SITE = ("site",)
+
+
+@dataclass(frozen=True)
+class Workload:
+    name: str
+    programs: tuple[tuple[tuple, ...], ...]
+    determinism: str
+    node_of: tuple[int, ...]
+    description: str
+    source: str = ""
+    group_of: tuple[int, ...] | None = None  # default: one group per node
+    fifo: bool = True
+    labels: dict = field(default_factory=dict, compare=False)  # gid -> name (m1, m2, …)
+
+    @property
+    def n(self) -> int:
+        return len(self.programs)
+
+    def comm_edges(self) -> list[tuple[int, int, int]]:
+        """(src, dst, messages) of the static sends — the "first iteration"
+        capture that grouping/ partitions (seed 002 §III.B)."""
+        count: dict[tuple[int, int], int] = {}
+        for p, prog in enumerate(self.programs):
+            for op in prog:
+                if op[0] == "send":
+                    count[(p, op[1])] = count.get((p, op[1]), 0) + 1
+        return [(s, d, c) for (s, d), c in sorted(count.items())]
+
+
+def blocks(n: int, nodes: int) -> tuple[int, ...]:
+    """Block placement of n processes on ``nodes`` nodes."""
+    nodes = max(1, min(nodes, n))
+    return tuple(p * nodes // n for p in range(n))
+
+
+def ring(n: int = 4, nodes: int = 2) -> Workload:
+    progs = [(send((p + 1) % n), recv((p - 1) % n)) for p in range(n)]
+    return Workload("ring", tuple(progs), DETERMINISTIC, blocks(n, nodes),
+                    "each process sends to its successor and receives from its predecessor; "
+                    "deterministic, hence send-deterministic")
+
+
+def exchange(n: int = 3, nodes: int = 2) -> Workload:
+    progs = []
+    for p in range(n):
+        others = [q for q in range(n) if q != p]
+        progs.append(tuple(send(q) for q in others) + tuple(recv(q) for q in others))
+    return Workload("exchange", tuple(progs), DETERMINISTIC, blocks(n, nodes),
+                    "every pair of processes exchanges one message")
+
+
+def any_source_race(n: int = 4, nodes: int = 2) -> Workload:
+    """P1 and P2 race to P0, which receives both with ANY_SOURCE and then sends
+    to P3 a message whose content depends on the order (not send-deterministic)."""
+    n = max(n, 3)
+    progs = [() for _ in range(n)]
+    progs[0] = (recv(ANY), recv(ANY), send(n - 1))
+    progs[1] = (send(0),)
+    progs[2] = (send(0),)
+    progs[n - 1] = progs[n - 1] + (recv(0),)
+    return Workload("any_source_race", tuple(progs), NON_DETERMINISTIC, blocks(n, nodes),
+                    "two senders race to an ANY_SOURCE receiver whose next send depends on the order")
+
+
+def reduce(n: int = 4, nodes: int = 2) -> Workload:
+    """Everyone sends to root 0, which sums with ANY_SOURCE (order-independent)
+    and broadcasts the result: send-deterministic, not deterministic."""
+    progs = [tuple(recv(ANY, combine="sum") for _ in range(n - 1)) + tuple(send(q) for q in range(1, n))]
+    progs += [(send(0), recv(0)) for _ in range(1, n)]
+    return Workload("reduce", tuple(progs), SEND_DETERMINISTIC, blocks(n, nodes),
+                    "reduce to 0 with ANY_SOURCE and a commutative sum, then broadcast")
+
+
+def master_worker(n: int = 3, nodes: int = 2) -> Workload:
+    """The master hands one task to each worker, takes results with ANY_SOURCE
+    and answers each in arrival order: the answers depend on that order."""
+    workers = range(1, n)
+    master = tuple(send(w) for w in workers) + tuple(x for _ in workers for x in (recv(ANY), reply()))
+    progs = [master] + [(recv(0), send(0), recv(0)) for _ in workers]
+    return Workload("master_worker", tuple(progs), NON_DETERMINISTIC, blocks(n, nodes),
+                    "master–worker with ANY_SOURCE result collection")
+
+
+def pingpong(n: int = 2, nodes: int = 2, rounds: int = 2) -> Workload:
+    """NetPIPE-like ping-pong between P0 and P1, ``rounds`` times (seed 000
+    §4.2.2; seed 004 §5.1.2)."""
+    progs = [tuple(x for _ in range(rounds) for x in (send(1), recv(1))),
+             tuple(x for _ in range(rounds) for x in (recv(0), send(0)))]
+    progs += [() for _ in range(2, n)]
+    return Workload("pingpong", tuple(progs), DETERMINISTIC, blocks(n, nodes),
+                    "ping-pong between P0 and P1")
+
+
+def fig1(n: int = 3, nodes: int = 3) -> Workload:
+    """Seed 000 §2.1, Fig. 1 (reconstructed from the prose; the figure is not in
+    the text): P1 checkpoints after m1 and m2, then receives m3 (from P0) and m4
+    (from P2) in either order (e3, e4) and sends m5 to P0. If P1 alone rolls
+    back, m3 and m4 are in-transit and m5 is an orphan."""
+    progs = (
+        (send(1), send(1), recv(1)),            # P0: m1, m3, receives m5
+        (recv(0), send(2), SITE, recv(ANY), recv(ANY), send(0)),  # P1: m1, m2, C_1^1, e3/e4, m5
+        (recv(1), send(1)),                     # P2: m2, m4
+    )
+    labels = {(0, 1, 0): "m1", (1, 2, 0): "m2", (0, 1, 1): "m3", (2, 1, 0): "m4", (1, 0, 0): "m5"}
+    return Workload("fig1", progs, NON_DETERMINISTIC, (0, 1, 2),
+                    "seed 000 Fig. 1: in-transit m3, m4 and orphan m5 around P1's checkpoint",
+                    "000 §2.1, Fig. 1", labels=labels)
+
+
+def fig2(n: int = 5, nodes: int = 2) -> Workload:
+    """Seed 000 §3.2, Fig. 2 (reconstructed from the prose): correlated sets
+    S1 = {P0, P1, P2} and S2 = {P3, P4}; m1, m2 ingoing to S1, m3, m4 internal,
+    received by P2 in either order, and m5 outgoing to P4 carries that order."""
+    progs = (
+        (recv(3), send(2)),            # P0: m1 in, m3 out
+        (recv(4), send(2)),            # P1: m2 in, m4 out
+        (recv(ANY), recv(ANY), send(4)),  # P2: m3/m4 in either order, m5
+        (send(0),),                    # P3: m1
+        (send(1), recv(2)),            # P4: m2, receives m5
+    )
+    labels = {(3, 0, 0): "m1", (4, 1, 0): "m2", (0, 2, 0): "m3", (1, 2, 0): "m4", (2, 4, 0): "m5"}
+    return Workload("fig2", progs, NON_DETERMINISTIC, (0, 0, 0, 1, 1),
+                    "seed 000 Fig. 2: ingoing m1, m2, internal m3, m4, outgoing m5 that depends on their order",
+                    "000 §3.2, Fig. 2", labels=labels)
+
+
+def theorem2(n: int = 4, nodes: int = 2) -> Workload:
+    """The smallest execution of Theorem 2 (seed 000 §3.2.2): in S1 = {P0, P1},
+    P1 receives internal m3 from P0 and ingoing m1 from P2 in either order, then
+    sends outgoing m5 to P3 in S2 = {P2, P3}."""
+    progs = ((send(1),), (recv(ANY), recv(ANY), send(3)), (send(1),), (recv(1),))
+    labels = {(0, 1, 0): "m3", (2, 1, 0): "m1", (1, 3, 0): "m5"}
+    return Workload("theorem2", progs, NON_DETERMINISTIC, (0, 0, 1, 1),
+                    "seed 000 Theorem 2: an internal reception's order flows into an outgoing message",
+                    "000 §3.2.2", labels=labels)
+
+
+WORKLOADS: dict[str, Callable[..., Workload]] = {
+    "ring": ring, "exchange": exchange, "any_source_race": any_source_race, "reduce": reduce,
+    "master_worker": master_worker, "pingpong": pingpong, "fig1": fig1, "fig2": fig2, "theorem2": theorem2,
+}
+FIXED = {"fig1", "fig2", "theorem2"}  # executions drawn in a paper: fixed size and placement
+
+
+def make(name: str, procs: int | None = None, nodes: int | None = None) -> Workload:
+    from checker.errors import UsageError
+    if name not in WORKLOADS:
+        raise UsageError(f"unknown workload {name!r}; choose one of {', '.join(WORKLOADS)} (rrcheck list)")
+    if name in FIXED:
+        if procs or nodes:
+            raise UsageError(f"workload {name!r} is a fixed execution from the paper; drop --procs/--nodes")
+        return WORKLOADS[name]()
+    kw = {}
+    if procs is not None:
+        if procs < 2:
+            raise UsageError("--procs must be at least 2")
+        kw["n"] = procs
+    if nodes is not None:
+        if nodes < 1:
+            raise UsageError("--nodes must be at least 1")
+        kw["nodes"] = nodes
+    return WORKLOADS[name](**kw)

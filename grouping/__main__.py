@@ -1,0 +1,22 @@
+"""``python -m grouping group ...``: the ``rrcheck group`` subcommand on its own."""
+
+import argparse
+import sys
+
+from checker.errors import UsageError
+from grouping import cli
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m grouping")
+    cli.add_parser(parser.add_subparsers(dest="command", required=True))
+    args = parser.parse_args(argv)
+    try:
+        return cli.run(args)
+    except UsageError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,86 @@
+"""Files: a communication graph to group, and a grouping for ``rrcheck check --grouping``.
+
+Both are JSON with a kind and a schema version (pydantic models, per STYLE.md).
+  {"kind": "rrcheck.commgraph", "schema_version": 1, "n": 4,
+   "edges": [[0, 1, 4096], [1, 0, 4096], ...],        # (src, dst, bytes) of the first iteration
+   "coords": [[x, y], ...], "node_of": [...], "node_coords": [[i, j], ...]}   # all optional
+  {"kind": "rrcheck.grouping", "schema_version": 1, "group_of": [0, 0, 1, 1], ...}
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, PositiveInt, ValidationError
+
+from checker.errors import UsageError
+from grouping.graph import CommGraph, edges_of
+from grouping.groups import validate
+
+
+class CommGraphFile(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    kind: Literal["rrcheck.commgraph"] = "rrcheck.commgraph"
+    schema_version: Literal[1] = 1
+    name: str = ""
+    n: PositiveInt
+    edges: list[tuple[int, int, float]]
+    coords: list[list[float]] | None = None
+    node_of: list[int] | None = None
+    node_coords: list[list[int]] | None = None
+
+
+class GroupingFile(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    kind: Literal["rrcheck.grouping"] = "rrcheck.grouping"
+    schema_version: Literal[1] = 1
+    pattern: str = ""
+    method: str = ""
+    group_of: list[int]
+    cost: dict[str, float] = {}
+
+
+def _read(path, model):
+    p = Path(path)
+    try:
+        raw = json.loads(p.read_text())
+    except FileNotFoundError:
+        raise UsageError(f"{p}: no such file; check the path") from None
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise UsageError(f"{p} is not readable JSON ({exc.__class__.__name__}); give a JSON file") from None
+    try:
+        return model.model_validate(raw)
+    except ValidationError as exc:
+        err = exc.errors()[0]
+        where = ".".join(str(x) for x in err["loc"]) or "top level"
+        kind = model.model_fields["kind"].default
+        raise UsageError(f"{p} is not a valid {kind} file: {where}: {err['msg']}") from None
+
+
+def load_graph(path) -> CommGraph:
+    f = _read(path, CommGraphFile)
+    return CommGraph.from_edges(f.n, f.edges, coords=f.coords, node_of=f.node_of,
+                                node_coords=f.node_coords, name=f.name or Path(path).stem)
+
+
+def save_graph(graph: CommGraph, path) -> None:
+    f = CommGraphFile(
+        name=graph.name, n=graph.n, edges=edges_of(graph),
+        coords=None if graph.coords is None else graph.coords.tolist(),
+        node_of=None if graph.node_of is None else graph.node_of.tolist(),
+        node_coords=None if graph.node_coords is None else graph.node_coords.tolist())
+    Path(path).write_text(f.model_dump_json())
+
+
+def save_grouping(path, group_of, *, pattern="", method="", cost=None) -> None:
+    f = GroupingFile(pattern=pattern, method=method, group_of=list(group_of),
+                     cost={k: float(v) for k, v in (cost or {}).items()})
+    Path(path).write_text(f.model_dump_json(indent=1))
+
+
+def load_grouping(path, n: int | None = None) -> tuple[int, ...]:
+    """Read a grouping file; with n, check it covers processes 0..n-1 exactly once."""
+    f = _read(path, GroupingFile)
+    return validate(f.group_of, len(f.group_of) if n is None else n)

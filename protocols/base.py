@@ -1,0 +1,212 @@
+"""The protocol interface: sans-I/O state machines, events in, effects out (DESIGN §3).
+
+A protocol object holds only its configuration knobs. The state of one process
+is a pair ``(vol, stab)``: ``vol`` is lost at a crash, ``stab`` survives it
+(stable storage, a reliable event logger). Every handler takes that state and
+one event and returns a :class:`Step` — the new pair and a tuple of effects.
+No handler reads a clock, a socket, randomness or another process's state: the
+driver (the model checker or the MPI runtime) owns all of those.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, ClassVar, Iterable, NamedTuple
+
+ANY = -1  # MPI_ANY_SOURCE / MPI_ANY_TAG
+
+
+@dataclass(frozen=True, slots=True)
+class AppMsg:
+    """An application message. ``gid = (src, dst, k)`` names the k-th message
+    ``src`` sent ``dst`` in its current history; it is ghost data for the
+    invariants and is carried opaquely — a protocol never reads it."""
+
+    gid: tuple[int, int, int]
+    src: int
+    dst: int
+    tag: int
+    payload: int
+
+
+@dataclass(frozen=True, slots=True)
+class Packet:
+    """What crosses a channel: a protocol ``kind``, its piggybacked header and,
+    for application traffic, the message it carries."""
+
+    src: int
+    dst: int
+    kind: str
+    hdr: tuple = ()
+    msg: AppMsg | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Mail:
+    """A message handed to the MPI layer of its receiver, waiting to be matched
+    by a receive; ``hdr`` is what the protocol keeps with it (e.g. its SSN)."""
+
+    msg: AppMsg
+    hdr: tuple = ()
+
+
+# --- effects ---------------------------------------------------------------
+
+@dataclass(frozen=True, slots=True)
+class Send:
+    """Put ``packet`` on the wire (lost if its destination is down)."""
+    packet: Packet
+
+
+@dataclass(frozen=True, slots=True)
+class Deliver:
+    """Hand a message to the application's matching queue."""
+    mail: Mail
+
+
+@dataclass(frozen=True, slots=True)
+class Checkpoint:
+    """Save the application image (state, matching queue) as checkpoint ``cid``."""
+    cid: int
+
+
+@dataclass(frozen=True, slots=True)
+class Restore:
+    """Roll the application back to checkpoint ``cid`` (its queue included)."""
+    cid: int
+
+
+@dataclass(frozen=True, slots=True)
+class Note:
+    """Count a protocol situation as a witness (e.g. a duplicate dropped)."""
+    name: str
+
+
+Effect = Send | Deliver | Checkpoint | Restore | Note
+
+
+class Step(NamedTuple):
+    vol: Any
+    stab: Any
+    effects: tuple = ()
+
+
+@dataclass(frozen=True, slots=True)
+class Context:
+    """What every process knows statically: the placement and the grouping."""
+
+    n: int
+    node_of: tuple[int, ...]
+    group_of: tuple[int, ...]
+    fifo: bool = True
+
+    def group(self, p: int) -> tuple[int, ...]:
+        g = self.group_of[p]
+        return tuple(q for q in range(self.n) if self.group_of[q] == g)
+
+    def peers(self, p: int) -> tuple[int, ...]:
+        """The other members of p's group (correlated set, cluster)."""
+        g = self.group_of[p]
+        return tuple(q for q in range(self.n) if q != p and self.group_of[q] == g)
+
+    def others(self, p: int) -> tuple[int, ...]:
+        return tuple(q for q in range(self.n) if q != p)
+
+    def internal(self, p: int, q: int) -> bool:
+        return self.group_of[p] == self.group_of[q]
+
+
+class Protocol:
+    """Base of every protocol. Subclasses set ``name``, ``scope`` (who may roll
+    back after a failure: ``failed``, ``group`` or ``all``), ``RECOVERY_KINDS``
+    (packet kinds that belong to a recovery) and override the handlers.
+
+    Knobs are the keyword arguments of the constructor, declared as class
+    attributes in ``KNOBS`` with their correct values; a mutant is the same
+    protocol with one knob set wrong (protocols/mutants.py)."""
+
+    name: ClassVar[str] = "base"
+    scope: ClassVar[str] = "failed"
+    source: ClassVar[str] = ""
+    RECOVERY_KINDS: ClassVar[frozenset[str]] = frozenset()
+    KNOBS: ClassVar[dict[str, Any]] = {}
+
+    def __init__(self, **knobs: Any) -> None:
+        unknown = set(knobs) - set(self.KNOBS)
+        if unknown:
+            raise ValueError(f"{self.name} has no knob {sorted(unknown)[0]!r}")
+        self.knobs = {**self.KNOBS, **knobs}
+        for k, v in self.knobs.items():
+            setattr(self, k, v)
+
+    # -- application events ------------------------------------------------
+    def initial(self, ctx: Context, p: int) -> tuple[Any, Any]:
+        """The state of p at start; checkpoint 0 is the initial state."""
+        raise NotImplementedError
+
+    def may_send(self, ctx: Context, p: int, vol: Any, dst: int) -> bool:
+        return True
+
+    def on_send(self, ctx: Context, p: int, vol: Any, stab: Any, msg: AppMsg) -> Step:
+        return Step(vol, stab, (Send(Packet(p, msg.dst, "app", (), msg)),))
+
+    def may_match(self, ctx: Context, p: int, vol: Any, mail: Mail) -> bool:
+        return True
+
+    def on_match(self, ctx: Context, p: int, vol: Any, stab: Any, mail: Mail) -> Step:
+        return Step(vol, stab)
+
+    def may_choose(self, ctx: Context, p: int, vol: Any, k: int, choice: int) -> bool:
+        return True
+
+    def on_choose(self, ctx: Context, p: int, vol: Any, stab: Any, k: int, choice: int) -> Step:
+        return Step(vol, stab)
+
+    def on_site(self, ctx: Context, p: int, vol: Any, stab: Any) -> Step:
+        """A ``checkpoint_site`` of the program (application-level protocols)."""
+        return Step(vol, stab)
+
+    # -- wire, internal steps, restart --------------------------------------
+    def on_packet(self, ctx: Context, p: int, vol: Any, stab: Any, pkt: Packet) -> Step:
+        return Step(vol, stab, (Deliver(Mail(pkt.msg)),)) if pkt.msg else Step(vol, stab)
+
+    def internal(self, ctx: Context, p: int, vol: Any, stab: Any, may_checkpoint: bool) -> tuple:
+        """Labels of the protocol-internal steps p may take now."""
+        return ()
+
+    def on_internal(self, ctx: Context, p: int, vol: Any, stab: Any, label: Any) -> Step:
+        raise ValueError(f"{self.name}: no internal step {label!r}")
+
+    def on_restart(self, ctx: Context, p: int, stab: Any) -> Step:
+        """A replacement of p starts from stable storage alone."""
+        raise NotImplementedError
+
+    # -- what the checker may ask -------------------------------------------
+    def holdings(self, ctx: Context, p: int, vol: Any, stab: Any) -> Iterable[AppMsg]:
+        """Messages p can still (re)produce for their receivers without rolling
+        back: sender-based logs, buffers, recorded channel states."""
+        return ()
+
+    def recorded_channels(self, ctx: Context, p: int, stab: Any, cid: int) -> Iterable[AppMsg]:
+        """In-transit messages saved with checkpoint ``cid`` (Chandy–Lamport)."""
+        return ()
+
+    def recovering(self, ctx: Context, p: int, vol: Any) -> bool:
+        return False
+
+    def coordinated_with(self, ctx: Context, p: int) -> tuple[int, ...]:
+        """The processes that roll back together with p to one recovery line
+        (Theorem 1 is checked inside this set)."""
+        return (p,)
+
+
+class Plain(Protocol):
+    """No fault tolerance: the application over bare MPI. It defines the
+    failure-free runs that FailureFreeEquivalence compares against."""
+
+    name = "none"
+
+    def initial(self, ctx: Context, p: int) -> tuple[Any, Any]:
+        return (), ()
+
+    def on_restart(self, ctx: Context, p: int, stab: Any) -> Step:
+        return Step((), stab, (Restore(0),))

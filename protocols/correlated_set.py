@@ -1,0 +1,99 @@
+"""Correlated-set coordinated message logging (seed 000 §3.2–3.3).
+
+Processes that fail together (a correlated set, by default the processes of
+one node, §3.3.1) take coordinated checkpoints and roll back together; between
+sets, pessimistic message logging goes on (protocols/logging.py):
+
+- **Payload copy only for outgoing messages** (§3.2.1, Theorem 1): an internal
+  message is never in-transit, so it is not copied (§3.3.2).
+- **Event logging of every reception, internal ones included** (§3.2.2,
+  Theorem 2).
+- **Checkpoint coordination inside the set** (§3.3.3): *eager silence* — the
+  initiator sends a token to every correlated endpoint and stalls internal
+  sends; a process receiving a token enters the synchronisation; the phase ends
+  when a token came from every peer; since eager fragments are FIFO, every
+  internal message sent before has arrived (*rendezvous silence*: in this model
+  a message arrives whole, so draining is complete once the tokens are in);
+  then a first barrier, the checkpoint, and a second barrier after which
+  internal sends resume.
+- **Recovery** (§3.2): a failure of any member, or of its node, rolls the whole
+  set back to its last checkpoint; the replacement tells its peers, each member
+  replays its logged receptions and asks the other sets for the messages it
+  received since the checkpoint.
+"""
+from __future__ import annotations
+
+from dataclasses import replace
+
+from protocols.base import Checkpoint, Context, Note, Packet, Send, Step
+from protocols.logging import MessageLogging, Saved, Stab, Vol
+
+
+class CorrelatedSet(MessageLogging):
+    name = "correlated-set"
+    scope = "group"
+    source = "seed 000 §3.2–3.3"
+    KNOBS = {**MessageLogging.KNOBS, "silence": True}
+
+    def set_of(self, ctx: Context, p: int) -> tuple[int, ...]:
+        return ctx.group(p)
+
+    def _leader(self, ctx: Context, p: int) -> bool:
+        return p == min(self.set_of(ctx, p))
+
+    def _may_start_checkpoint(self, ctx: Context, p: int, vol: Vol) -> bool:
+        return self._leader(ctx, p) and super()._may_start_checkpoint(ctx, p, vol)
+
+    def may_send(self, ctx: Context, p: int, vol: Vol, dst: int) -> bool:
+        # §3.3.3 eager silence: a send to a correlated endpoint stalls until the end
+        if vol.stage != "run" and ctx.internal(p, dst):
+            return False
+        return super().may_send(ctx, p, vol, dst)
+
+    # -- §3.3.3: the three phases ----------------------------------------------
+    def start_checkpoint(self, ctx: Context, p: int, vol: Vol, stab: Stab) -> Step:
+        w = stab.waves + 1
+        stab = replace(stab, waves=w)
+        if not self.silence:  # mutant: checkpoint at once, peers when told
+            out = tuple(Send(Packet(p, q, "ckpt", (w, vol.epoch))) for q in ctx.peers(p))
+            return self._take(vol, replace(stab, line=w), w, out)
+        return self._enter(ctx, p, vol, stab, w)
+
+    def _enter(self, ctx: Context, p: int, vol: Vol, stab: Stab, w: int) -> Step:
+        """Eager silence: send a token to every correlated endpoint."""
+        vol = replace(vol, wave=w, stage="silence")
+        out = tuple(Send(Packet(p, q, "token", (w, vol.epoch))) for q in ctx.peers(p))
+        return self._advance(ctx, p, vol, stab, out)
+
+    def on_control(self, ctx: Context, p: int, vol: Vol, stab: Stab, pkt: Packet) -> Step:
+        w, epoch = pkt.hdr
+        if epoch != vol.epoch:  # a wave of an execution the set rolled back
+            return Step(vol, stab, (Note("stale_dropped"),))
+        if pkt.kind == "ckpt":
+            return self._take(vol, replace(stab, line=w), w)
+        effects: tuple = ()
+        if vol.stage == "run":
+            if pkt.kind != "token" or w <= stab.line:
+                return Step(vol, stab, (Note("stale_dropped"),))
+            vol, stab, effects = self._enter(ctx, p, vol, stab, w)
+        field = {"token": "tokens", "b1": "b1", "b2": "b2"}[pkt.kind]
+        vol = replace(vol, **{field: getattr(vol, field) | {pkt.src}})
+        vol, stab, more = self._advance(ctx, p, vol, stab, ())
+        return Step(vol, stab, effects + more)
+
+    def _advance(self, ctx: Context, p: int, vol: Vol, stab: Stab, out: tuple) -> Step:
+        peers = frozenset(ctx.peers(p))
+        w = vol.wave
+        if vol.stage == "silence" and vol.tokens >= peers:
+            # tokens from every peer: all internal messages sent before are here
+            vol = replace(vol, stage="barrier1")
+            out += tuple(Send(Packet(p, q, "b1", (w, vol.epoch))) for q in peers)
+        if vol.stage == "barrier1" and vol.b1 >= peers:
+            vol = replace(vol, stage="barrier2")
+            saved = Saved(vol.ssn, vol.log, vol.rcv, vol.rsn)
+            stab = replace(stab, ckpts=stab.ckpts + ((w, saved),))
+            out += (Checkpoint(w),) + tuple(Send(Packet(p, q, "b2", (w, vol.epoch))) for q in peers)
+        if vol.stage == "barrier2" and vol.b2 >= peers:
+            vol = replace(vol, stage="run", wave=0, tokens=frozenset(), b1=frozenset(), b2=frozenset())
+            stab = replace(stab, line=w)
+        return Step(vol, stab, out)

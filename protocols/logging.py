@@ -1,0 +1,231 @@
+"""Pessimistic sender-based message logging with event logging of every
+reception (seed 000 §2.2, "Message logging", "Event logging", "Payload copy").
+
+- **Payload copy** is sender-based: every outgoing message is kept in the
+  sender's volatile log (part of its checkpoint), keyed by its SSN, and served
+  again to a recovering receiver on demand (``resend`` request).
+- **Event logging**: the determinant ``(source, SSN)`` of every reception is
+  written to a reliable event logger, and the process sends nothing until its
+  determinants are stable (pessimistic: only failed processes roll back).
+- **Recovery**: the failed process restarts from its checkpoint, asks every
+  other process for the messages after the SSNs it had received, and replays
+  its receptions in logged order; re-sends to survivors are dropped by SSN.
+
+``MessageLogging`` is written for a *set* of processes that roll back together
+so that the correlated-set protocol (protocols/correlated_set.py) extends it;
+``SenderBased`` is the classic protocol, where each set is one process.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from typing import Any
+
+from protocols.base import (AppMsg, Checkpoint, Context, Deliver, Mail, Note, Packet,
+                            Protocol, Restore, Send, Step)
+
+
+@dataclass(frozen=True, slots=True)
+class Saved:
+    """The protocol part of a checkpoint (seed 004 L1039: all but the RSN table)."""
+
+    ssn: tuple[int, ...]   # last SSN sent to each destination
+    log: tuple             # sender-based payload log: (dst, SSN, AppMsg)
+    rcv: tuple[int, ...]   # highest SSN received from each source
+    rsn: int               # receptions so far (reception sequence number)
+
+
+@dataclass(frozen=True, slots=True)
+class Vol:
+    ssn: tuple[int, ...]
+    log: tuple
+    rcv: tuple[int, ...]
+    rsn: int
+    pending: tuple = ()        # determinants not yet on the event logger
+    replay: tuple = ()         # determinants to force during recovery, in RSN order
+    epoch: tuple = (0, -1)     # recovery epoch of the set (counter, restarter)
+    wave: int = 0              # checkpoint wave in progress (0: none)
+    stage: str = "run"         # run | silence | barrier1 | barrier2
+    tokens: frozenset = frozenset()
+    b1: frozenset = frozenset()
+    b2: frozenset = frozenset()
+
+
+@dataclass(frozen=True, slots=True)
+class Stab:
+    events: tuple = ()         # the event log: determinants (RSN, source, SSN)
+    ckpts: tuple = ()          # (cid, Saved)
+    line: int = 0              # the checkpoint this process (set) rolls back to
+    waves: int = 0             # checkpoint ids issued (leader)
+    epoch: tuple = (0, -1)
+
+
+class MessageLogging(Protocol):
+    name = "message-logging"
+    scope = "failed"
+    RECOVERY_KINDS = frozenset({"rollback", "resend"})
+    KNOBS = {"log_events": True, "log_internal_events": True, "payload_copy_external": True,
+             "drop_duplicates": True, "rollback_scope": "set"}
+
+    # -- the set that rolls back together ------------------------------------
+    def set_of(self, ctx: Context, p: int) -> tuple[int, ...]:
+        return (p,)
+
+    def coordinated_with(self, ctx: Context, p: int) -> tuple[int, ...]:
+        return self.set_of(ctx, p)
+
+    def _logged(self, ctx: Context, p: int, src: int) -> bool:
+        """Is the reception of a message from ``src`` event-logged (Theorem 2)?"""
+        if not self.log_events:
+            return False
+        return self.log_internal_events or src not in self.set_of(ctx, p)
+
+    # -- state ---------------------------------------------------------------
+    def initial(self, ctx: Context, p: int) -> tuple[Vol, Stab]:
+        z = (0,) * ctx.n
+        return Vol(z, (), z, 0), Stab(ckpts=((0, Saved(z, (), z, 0)),))
+
+    def _saved(self, stab: Stab, cid: int) -> Saved:
+        return dict(stab.ckpts)[cid]
+
+    def recovering(self, ctx: Context, p: int, vol: Vol) -> bool:
+        return bool(vol.replay)
+
+    def holdings(self, ctx: Context, p: int, vol: Vol, stab: Stab):
+        return (m for _, _, m in vol.log)
+
+    # -- application send ----------------------------------------------------
+    def may_send(self, ctx: Context, p: int, vol: Vol, dst: int) -> bool:
+        return not vol.pending  # pessimistic: determinants stable before any send
+
+    def on_send(self, ctx: Context, p: int, vol: Vol, stab: Stab, msg: AppMsg) -> Step:
+        dst = msg.dst
+        ssn = vol.ssn[dst] + 1
+        vol = replace(vol, ssn=_set(vol.ssn, dst, ssn))
+        if dst not in self.set_of(ctx, p) and self.payload_copy_external:
+            vol = replace(vol, log=vol.log + ((dst, ssn, msg),))
+        return Step(vol, stab, (Send(Packet(p, dst, "app", (ssn, vol.epoch, stab.line), msg)),))
+
+    # -- application reception -------------------------------------------------
+    def may_match(self, ctx: Context, p: int, vol: Vol, mail: Mail) -> bool:
+        if not vol.replay:
+            return True
+        det = (mail.msg.src, mail.hdr[0])
+        if det == vol.replay[0]:
+            return True
+        # a reception the event log does not know is matched freely (mutants)
+        return not self._logged(ctx, p, mail.msg.src) and det not in vol.replay
+
+    def on_match(self, ctx: Context, p: int, vol: Vol, stab: Stab, mail: Mail) -> Step:
+        det = (mail.msg.src, mail.hdr[0])
+        vol = replace(vol, rsn=vol.rsn + 1)
+        if vol.replay and vol.replay[0] == det:
+            return Step(replace(vol, replay=vol.replay[1:]), stab, (Note("replayed_receptions"),))
+        if self._logged(ctx, p, mail.msg.src):
+            vol = replace(vol, pending=vol.pending + ((vol.rsn,) + det,))
+        return Step(vol, stab)
+
+    # -- the wire --------------------------------------------------------------
+    def on_packet(self, ctx: Context, p: int, vol: Vol, stab: Stab, pkt: Packet) -> Step:
+        kind = pkt.kind
+        if kind == "app":
+            return self._receive(ctx, p, vol, stab, pkt)
+        if kind == "resend":
+            vol, stab, out = self._serve(ctx, p, vol, stab, pkt.src, pkt.hdr[0])
+            if pkt.hdr[1]:
+                # the requester restarted: a request p sent it while it was down
+                # was lost with it, so p asks again for what it still lacks
+                out += (Send(Packet(p, pkt.src, "resend", (vol.rcv[pkt.src], False))),)
+            return Step(vol, stab, out)
+        if kind == "rollback":
+            if pkt.hdr[0] < vol.epoch:  # a concurrent restart that lost: bring it up to date
+                return Step(vol, stab, (Send(Packet(p, pkt.src, "rollback", (vol.epoch, stab.line))),))
+            if pkt.hdr[0] == vol.epoch:
+                return Step(vol, stab)
+            return self._rollback(ctx, p, vol, stab, pkt.hdr[0], pkt.hdr[1], notify=False)
+        return self.on_control(ctx, p, vol, stab, pkt)
+
+    def on_control(self, ctx: Context, p: int, vol: Vol, stab: Stab, pkt: Packet) -> Step:
+        raise ValueError(f"{self.name}: unexpected packet {pkt.kind!r}")
+
+    def _receive(self, ctx: Context, p: int, vol: Vol, stab: Stab, pkt: Packet) -> Step:
+        src = pkt.src
+        ssn, epoch, line = pkt.hdr
+        effects: tuple = ()
+        if src in self.set_of(ctx, p) and epoch != vol.epoch:
+            if epoch < vol.epoch:  # sent before the set rolled back: re-sent by re-execution
+                return Step(vol, stab, (Note("stale_dropped"),))
+            # the sender's set has rolled back and this process has not heard yet
+            vol, stab, effects = self._rollback(ctx, p, vol, stab, epoch, line, notify=False)
+        if ssn != vol.rcv[src] + 1 and self.drop_duplicates:
+            note = "duplicates_dropped" if ssn <= vol.rcv[src] else "out_of_order_dropped"
+            return Step(vol, stab, effects + (Note(note),))
+        vol = replace(vol, rcv=_set(vol.rcv, src, max(ssn, vol.rcv[src])))
+        return Step(vol, stab, effects + (Deliver(Mail(pkt.msg, (ssn,))),))
+
+    def _serve(self, ctx: Context, p: int, vol: Vol, stab: Stab, dst: int, after: int) -> Step:
+        """Payload copy: serve the logged messages a recovering ``dst`` lacks."""
+        out = tuple(Send(Packet(p, dst, "app", (ssn, vol.epoch, stab.line), m))
+                    for d, ssn, m in vol.log if d == dst and ssn > after)
+        return Step(vol, stab, out + ((Note("logged_messages_resent"),) if out else ()))
+
+    # -- internal steps --------------------------------------------------------
+    def internal(self, ctx: Context, p: int, vol: Vol, stab: Stab, may_checkpoint: bool) -> tuple:
+        acts = ()
+        if vol.pending:
+            acts += ("log",)
+        if may_checkpoint and self._may_start_checkpoint(ctx, p, vol):
+            acts += ("checkpoint",)
+        return acts
+
+    def _may_start_checkpoint(self, ctx: Context, p: int, vol: Vol) -> bool:
+        return not vol.replay and not vol.pending and vol.stage == "run"
+
+    def on_internal(self, ctx: Context, p: int, vol: Vol, stab: Stab, label: Any) -> Step:
+        if label == "log":  # the event logger acknowledges the determinants
+            return Step(replace(vol, pending=()), replace(stab, events=stab.events + vol.pending))
+        if label == "checkpoint":
+            return self.start_checkpoint(ctx, p, vol, stab)
+        return super().on_internal(ctx, p, vol, stab, label)
+
+    def start_checkpoint(self, ctx: Context, p: int, vol: Vol, stab: Stab) -> Step:
+        cid = stab.waves + 1
+        return self._take(vol, replace(stab, waves=cid, line=cid), cid)
+
+    def _take(self, vol: Vol, stab: Stab, cid: int, effects: tuple = ()) -> Step:
+        saved = Saved(vol.ssn, vol.log, vol.rcv, vol.rsn)
+        stab = replace(stab, ckpts=stab.ckpts + ((cid, saved),))
+        return Step(vol, stab, effects + (Checkpoint(cid),))
+
+    # -- failures ----------------------------------------------------------------
+    def on_restart(self, ctx: Context, p: int, stab: Stab) -> Step:
+        return self._rollback(ctx, p, None, stab, (stab.epoch[0] + 1, p), stab.line, notify=True)
+
+    def _rollback(self, ctx: Context, p: int, vol: Vol | None, stab: Stab, epoch: tuple, line: int,
+                  notify: bool) -> Step:
+        """Roll back to checkpoint ``line``: restore, replay the logged
+        determinants after it, and ask the processes outside the set for the
+        messages received since (payload copy)."""
+        s = self._saved(stab, line)
+        replay = tuple((src, ssn) for rsn, src, ssn in sorted(stab.events) if rsn > s.rsn)
+        vol = Vol(s.ssn, s.log, s.rcv, s.rsn, replay=replay, epoch=epoch)
+        stab = replace(stab, epoch=epoch, line=line)
+        members = self.set_of(ctx, p)
+        out: list = [Restore(line)]
+        if notify:
+            targets = ctx.others(p) if self.rollback_scope == "all" else members
+            out += [Send(Packet(p, q, "rollback", (epoch, line))) for q in targets if q != p]
+        out += [Send(Packet(p, q, "resend", (s.rcv[q], True))) for q in ctx.others(p) if q not in members]
+        return Step(vol, stab, tuple(out))
+
+
+class SenderBased(MessageLogging):
+    """Pessimistic sender-based message logging (SBML), every reception
+    event-logged; independent checkpoints; only the failed process restarts."""
+
+    name = "sbml"
+    scope = "failed"
+    source = "seed 000 §2.2; seed 004 §4.1 (L1032–1053)"
+
+
+def _set(t: tuple, i: int, v: Any) -> tuple:
+    return t[:i] + (v,) + t[i + 1:]
