@@ -131,7 +131,7 @@ def explore(system, judge: Judge, strategy: str = "bfs", max_states: int | None 
                     return done("violation", v, _path(parent, s2))
                 frontier.append((s2, d + 1))
             if reduce and a[0] not in CRASHES:
-                for c in system.crashes_after(s2, a):
+                for c in system.crashes_after(s, a, s2):
                     s3, obs = system.step(s2, c)
                     v = judge.transition(s2, c, s3, obs)
                     if v:

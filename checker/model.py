@@ -101,11 +101,13 @@ class Bounds:
     depth: int = 10_000
     crash_kinds: tuple[str, ...] = ("process", "node")
     no_failure_during_recovery: bool = False  # seed 004 L623
+    checkpoint_at_sites: bool = False  # a protocol may start a checkpoint only at a checkpoint_site
 
     def as_dict(self) -> dict:
         return {"failures": self.failures, "checkpoints": self.checkpoints, "depth": self.depth,
                 "crash_kinds": list(self.crash_kinds),
-                "no_failure_during_recovery": self.no_failure_during_recovery}
+                "no_failure_during_recovery": self.no_failure_during_recovery,
+                "checkpoint_at_sites": self.checkpoint_at_sites}
 
 
 def _image(pr: Proc) -> Image:
@@ -181,7 +183,9 @@ class System:
                             acts.append(("choose", p, c))
                 else:  # site
                     acts.append(("step", p))
-            for label in proto.internal(ctx, p, pr.vol, pr.stab, pr.ckpts < self.bounds.checkpoints):
+            may_ckpt = pr.ckpts < self.bounds.checkpoints and (
+                not self.bounds.checkpoint_at_sites or (pr.pc < len(prog) and prog[pr.pc][0] == "site"))
+            for label in proto.internal(ctx, p, pr.vol, pr.stab, may_ckpt):
                 acts.append(("internal", p, label))
         for c, ch in enumerate(s.wire):
             if ch:
@@ -215,37 +219,35 @@ class System:
         state, where Termination, FailureFreeEquivalence, NoOrphan and
         NoDuplicateDelivery are judged.
 
-        1. A crash of x commutes with every action of another process (a packet
-           sent to a dead process is lost as one in flight at the crash is), so
-           a crash may be taken right after x's own last action (see
-           :meth:`crashes_after`) and a restart at once.
-        2. Once no crash is possible, the actions of one process (its steps, its
-           internal steps, the deliveries *to* it) commute with those of every
-           other: they touch only its state, pop the heads of its incoming
-           channels and append to its outgoing ones — a persistent set.
+        A crash of x commutes with every action of another process but x's
+        restart (a packet sent to a dead process is lost just as one in flight
+        at the crash is). So a crash need only be tried at the start and right
+        after one of x's own actions that others can see (:meth:`crashes_after`):
+        any later crash ends where that one, followed by the others' actions,
+        ends. (Persistent sets of one process's actions are *not* safe here: a
+        packet another process sends may enable a delivery to p that conflicts
+        with p's enabled steps — a rollback, say.)
         """
         if self.bounds.no_failure_during_recovery:
-            return acts  # crash enabledness then depends on the global state
-        for a in acts:
-            if a[0] == "restart":
-                return [a]
-        if s.failures < self.bounds.failures:
-            if s.failures == 0 and s.procs[0].pc == 0 and s is self._init:
-                return acts
-            return [a for a in acts if a[0] != "crash" and a[0] != "crash_node"]
-        if not acts:
+            return acts  # with that assumption, crash enabledness depends on the global state
+        if s is self._init:
             return acts
-        by: dict[int, list] = {}
-        for a in acts:
-            by.setdefault(self.actor(a), []).append(a)
-        return min(by.values(), key=len)
+        return [a for a in acts if a[0] != "crash" and a[0] != "crash_node"]
 
-    def crashes_after(self, s2: State, a: tuple) -> list[tuple]:
-        """The crashes to try right after action ``a``: its actor's, and its node's."""
+    def crashes_after(self, s: State, a: tuple, s2: State) -> list[tuple]:
+        """The crashes to try right after action ``a`` (from ``s`` to ``s2``):
+        its actor's, and its node's — unless ``a`` changed nothing but the
+        actor's volatile state, in which case a crash after it ends where a
+        crash before it does, and that one was tried already."""
         if self.bounds.no_failure_during_recovery or s2.failures >= self.bounds.failures:
             return []
         x = self.actor(a)
-        if not s2.procs[x].alive:
+        before, after = s.procs[x], s2.procs[x]
+        if not after.alive:
+            return []
+        n = self.n
+        if (after.stab == before.stab and after.images == before.images
+                and all(s.wire[x * n + q] == s2.wire[x * n + q] for q in range(n))):
             return []
         out = []
         if "process" in self.bounds.crash_kinds:

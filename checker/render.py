@@ -88,13 +88,13 @@ def svg(cx, rep) -> str:
                            f'font-size="9">{escape(pk_kind)}</text>')
         elif kind == "pending":  # still in flight when the trace ends
             _, t0, t1, s, d, pk_kind, gid = e
-            xe, ye = x(t1 + 1), y(s) + (y(d) - y(s)) * 0.5
+            xe, ye = x(t1 + 1), y(s) + (y(d) - y(s)) * 0.3
             color = "#1f3b8c" if gid is not None and pk_kind == "app" else "#aaa"
             out.append(f'<line x1="{x(t0)}" y1="{y(s)}" x2="{xe}" y2="{ye}" stroke="{color}" '
                        f'stroke-dasharray="2,3" stroke-width="1.5"/>')
             if gid is not None:
-                out.append(f'<text x="{xe + 3}" y="{ye}" fill="{color}">{escape(_label(system, gid))} '
-                           f'(in flight)</text>')
+                out.append(f'<text x="{xe + 3}" y="{ye + 4}" fill="{color}">{escape(_label(system, gid))} '
+                           f'in flight to P{d}</text>')
         elif kind == "lost":
             _, t0, t1, s, d = e
             xe, ye = x(t1), y(s) + (y(d) - y(s)) * 0.6

@@ -40,6 +40,7 @@ class BoundsModel(BaseModel):
     depth: int = Field(ge=1)
     crash_kinds: list[Literal["process", "node"]]
     no_failure_during_recovery: bool
+    checkpoint_at_sites: bool = False
 
 
 class Counterexample(BaseModel):

@@ -185,18 +185,29 @@ def theorem2(n: int = 4, nodes: int = 2) -> Workload:
     """The smallest execution of Theorem 2 (seed 000 §3.2.2): in S1 = {P0, P1},
     P1 receives internal m3 from P0 and ingoing m1 from P2 in either order, then
     sends outgoing m5 to P3 in S2 = {P2, P3}."""
-    progs = ((send(1),), (recv(ANY), recv(ANY), send(3)), (send(1),), (recv(1),))
+    progs = ((send(1), SITE), (recv(ANY), recv(ANY), send(3)), (send(1), SITE), (recv(1),))
     labels = {(0, 1, 0): "m3", (2, 1, 0): "m1", (1, 3, 0): "m5"}
     return Workload("theorem2", progs, NON_DETERMINISTIC, (0, 0, 1, 1),
                     "seed 000 Theorem 2: an internal reception's order flows into an outgoing message",
                     "000 §3.2.2", labels=labels)
 
 
+def pairs(n: int = 4, nodes: int = 2) -> Workload:
+    """Two correlated sets of two, S1 = {P0, P1} and S2 = {P2, P3}: an internal
+    message m1 (P0 to P1), then an outgoing m2 (P1 to P2) that carries it;
+    the set leaders P0 and P2 pass a checkpoint site."""
+    progs = ((send(1), SITE), (recv(0), send(2)), (SITE, recv(1)), ())
+    return Workload("pairs", progs, DETERMINISTIC, (0, 0, 1, 1),
+                    "two sets of two: an internal message, then an outgoing one",
+                    labels={(0, 1, 0): "m1", (1, 2, 0): "m2"})
+
+
 WORKLOADS: dict[str, Callable[..., Workload]] = {
     "ring": ring, "exchange": exchange, "any_source_race": any_source_race, "reduce": reduce,
     "master_worker": master_worker, "pingpong": pingpong, "fig1": fig1, "fig2": fig2, "theorem2": theorem2,
+    "pairs": pairs,
 }
-FIXED = {"fig1", "fig2", "theorem2"}  # executions drawn in a paper: fixed size and placement
+FIXED = {"fig1", "fig2", "theorem2", "pairs"}  # executions drawn in a paper: fixed size and placement
 
 
 def make(name: str, procs: int | None = None, nodes: int | None = None) -> Workload:

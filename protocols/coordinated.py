@@ -71,8 +71,11 @@ class GlobalCheckpoint(Protocol):
         epoch, line, _ = pkt.hdr
         effects: tuple = ()
         if epoch < vol.epoch:
-            if pkt.kind == "rollback":  # a concurrent restart that lost: bring it up to date
-                return Step(vol, stab, (Send(Packet(p, pkt.src, "rollback", (vol.epoch, stab.line, 0))),))
+            if pkt.kind == "rollback":
+                # the sender restarted after p took the current epoch (it was down
+                # when that rollback went out): a new failure, so a new epoch above both
+                fresh = (vol.epoch[0] + 1, p)
+                return self._rollback(ctx, p, stab, fresh, min(line, stab.line), notify=True)
             return Step(vol, stab, (Note("stale_dropped"),))
         if epoch > vol.epoch:  # the sender rolled back to `line`; p has not heard yet
             vol, stab, effects = self._rollback(ctx, p, stab, epoch, line, notify=False)

@@ -48,6 +48,7 @@ class Vol:
     tokens: frozenset = frozenset()
     b1: frozenset = frozenset()
     b2: frozenset = frozenset()
+    asked: frozenset = frozenset()  # processes asked for their logs at the last rollback
 
 
 @dataclass(frozen=True, slots=True)
@@ -131,14 +132,17 @@ class MessageLogging(Protocol):
             return self._receive(ctx, p, vol, stab, pkt)
         if kind == "resend":
             vol, stab, out = self._serve(ctx, p, vol, stab, pkt.src, pkt.hdr[0])
-            if pkt.hdr[1]:
-                # the requester restarted: a request p sent it while it was down
-                # was lost with it, so p asks again for what it still lacks
+            if pkt.hdr[1] and pkt.src in vol.asked:
+                # the requester restarted: the request p sent it during p's own
+                # recovery may have been lost with it, so p asks again
                 out += (Send(Packet(p, pkt.src, "resend", (vol.rcv[pkt.src], False))),)
             return Step(vol, stab, out)
         if kind == "rollback":
-            if pkt.hdr[0] < vol.epoch:  # a concurrent restart that lost: bring it up to date
-                return Step(vol, stab, (Send(Packet(p, pkt.src, "rollback", (vol.epoch, stab.line))),))
+            if pkt.hdr[0] < vol.epoch:
+                # the sender restarted after p's set took the current epoch (it was
+                # down when that rollback went out): a new failure, a new epoch above both
+                fresh = (vol.epoch[0] + 1, p)
+                return self._rollback(ctx, p, vol, stab, fresh, min(pkt.hdr[1], stab.line), notify=True)
             if pkt.hdr[0] == vol.epoch:
                 return Step(vol, stab)
             return self._rollback(ctx, p, vol, stab, pkt.hdr[0], pkt.hdr[1], notify=False)
@@ -207,9 +211,10 @@ class MessageLogging(Protocol):
         messages received since (payload copy)."""
         s = self._saved(stab, line)
         replay = tuple((src, ssn) for rsn, src, ssn in sorted(stab.events) if rsn > s.rsn)
-        vol = Vol(s.ssn, s.log, s.rcv, s.rsn, replay=replay, epoch=epoch)
-        stab = replace(stab, epoch=epoch, line=line)
         members = self.set_of(ctx, p)
+        outside = frozenset(q for q in ctx.others(p) if q not in members)
+        vol = Vol(s.ssn, s.log, s.rcv, s.rsn, replay=replay, epoch=epoch, asked=outside)
+        stab = replace(stab, epoch=epoch, line=line)
         out: list = [Restore(line)]
         if notify:
             targets = ctx.others(p) if self.rollback_scope == "all" else members
