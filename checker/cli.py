@@ -20,7 +20,7 @@ import sys
 from pathlib import Path
 
 from checker.errors import UsageError
-from checker.invariants import DESCRIPTIONS, PROPERTIES
+from checker.invariants import DESCRIPTIONS
 
 KEY_WITNESSES = ("rollbacks", "survivor_rollbacks", "crashes", "node_crashes", "checkpoints",
                  "in_transit_at_recovery_line", "orphan_situations", "orphans_regenerated_identically",
@@ -66,6 +66,7 @@ def _parser() -> argparse.ArgumentParser:
     s.add_argument("--nodes", type=int)
     s.add_argument("--failures", type=int)
     s.add_argument("--checkpoints", type=int)
+    s.add_argument("--depth", type=int, help="bound on the length of explored runs")
     s.add_argument("--crash-kinds", default=None, help="process,node (default both)")
     s.add_argument("--mutant")
     s.add_argument("--grouping", help="a JSON file with one group id per process, or METHOD:K (grouping/)")
@@ -150,10 +151,13 @@ def _scenario(args):
         v = getattr(args, name, None)
         if v is not None and v < (1 if name in ("procs", "nodes", "max_states") else 0):
             raise UsageError(f"--{name.replace('_', '-')} must be {'positive' if name != 'failures' else '0 or more'}")
+    if args.depth is not None and args.depth < 1:
+        raise UsageError("--depth must be positive")
     return Scenario(wl, args.procs if args.procs is not None else (base.procs if same else None),
                     args.nodes if args.nodes is not None else (base.nodes if same else None),
                     base.failures if args.failures is None else args.failures,
-                    base.checkpoints if args.checkpoints is None else args.checkpoints, kinds)
+                    base.checkpoints if args.checkpoints is None else args.checkpoints, kinds,
+                    at_sites=base.at_sites if same else False, depth=args.depth or base.depth)
 
 
 def _grouping(spec: str | None, scenario) -> tuple[int, ...] | None:

@@ -237,7 +237,7 @@ class Judge:
             if "Termination" in self.props:
                 where = {f"P{p}": list(sysm.progs[p][s.procs[p].pc]) for p in unfinished}
                 return Violation("Termination",
-                                 f"deadlock: nothing is enabled, "
+                                 "deadlock: nothing is enabled, "
                                  + (f"P{', P'.join(map(str, unfinished))} unfinished" if unfinished
                                     else "a recovery unfinished"),
                                  {"blocked_at": where, "recovering": sysm.recovery_under_way(s)})

@@ -21,28 +21,6 @@ def steps(rep) -> list[str]:
     return [e[2] for e in rep.timeline if e[0] == "text"]
 
 
-def describe(system, ev: list) -> str:
-    kind = ev[0]
-    if kind == "step":
-        return f"P{ev[1]} takes its next application step (send or checkpoint site)"
-    if kind == "recv":
-        return f"P{ev[1]} receives (matches the message at position {ev[2]} of its queue)"
-    if kind == "choose":
-        return f"P{ev[1]} makes non-deterministic choice {ev[2]}"
-    if kind == "deliver":
-        return f"a packet from P{ev[1]} arrives at P{ev[2]}"
-    if kind == "internal":
-        return f"P{ev[1]}: protocol step '{ev[2]}'"
-    if kind == "crash":
-        return f"P{ev[1]} CRASHES"
-    if kind == "crash_node":
-        procs = [p for p in range(system.n) if system.ctx.node_of[p] == ev[1]]
-        return f"node {ev[1]} CRASHES (P{', P'.join(map(str, procs))})"
-    if kind == "restart":
-        return f"P{ev[1]} restarts from stable storage"
-    return str(ev)
-
-
 def svg(cx, rep) -> str:
     system, tl = rep.system, rep.timeline
     n, T = system.n, max(rep.steps, 1)

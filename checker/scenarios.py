@@ -25,11 +25,12 @@ class Scenario:
     crash_kinds: tuple[str, ...] = ("process", "node")
     grouping: tuple[int, ...] | None = None
     at_sites: bool = False
+    depth: int = 10_000
     note: str = ""
 
     def bounds(self) -> Bounds:
-        return Bounds(failures=self.failures, checkpoints=self.checkpoints, crash_kinds=self.crash_kinds,
-                      checkpoint_at_sites=self.at_sites)
+        return Bounds(failures=self.failures, checkpoints=self.checkpoints, depth=self.depth,
+                      crash_kinds=self.crash_kinds, checkpoint_at_sites=self.at_sites)
 
     def label(self) -> str:
         size = (f" n={self.procs}" if self.procs else "") + (f"/{self.nodes}nodes" if self.nodes else "")

@@ -51,3 +51,21 @@ def test_invariants_reductions_keep_the_verdict(checked, name):
     red = checked(m.protocol, sc, name).result
     assert full.verdict == red.verdict == "violation"
     assert red.violation.property in m.catches and full.violation.property in m.catches
+
+
+@pytest.mark.parametrize("strategy", ["dfs", "random"])
+def test_invariants_other_strategies_catch_theorem2(strategy):
+    """Depth-first search and seeded random walks find Theorem 2's execution too,
+    and the random walk's counterexample replays."""
+    from checker.check import run_check
+    name = "correlated-set/no-internal-event-logging"
+    c = run_check("correlated-set", MUTANT_SCENARIOS[name], name, strategy=strategy, seed=7)
+    assert c.result.verdict == "violation" and c.result.violation.property in MUTANTS[name].catches
+    assert c.result.strategy == strategy
+
+
+def test_invariants_depth_bound_makes_search_incomplete():
+    from checker.check import run_check
+    from checker.scenarios import Scenario
+    r = run_check("sbml", Scenario("ring", 2, 2, depth=3)).result
+    assert r.verdict == "incomplete" and "depth" in r.reason

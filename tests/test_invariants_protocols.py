@@ -93,3 +93,15 @@ def test_invariants_reductions_keep_terminal_states(checked, protocol):
     assert full.verdict == red.verdict == "pass"
     assert red.witnesses["terminal_states"] == full.witnesses["terminal_states"]
     assert red.states < full.states
+
+
+def test_invariants_theorem2_on_the_papers_figure_2(checked):
+    """Seed 000 Fig. 2: without internal event logging, the order of m3 and m4
+    at P2 is lost with S1 = {P0, P1, P2}, and P4 in S2 becomes an orphan of m5;
+    with it, the same scenario passes."""
+    sc = Scenario("fig2", checkpoints=0, crash_kinds=("process",))
+    r = checked("correlated-set", sc, "correlated-set/no-internal-event-logging").result
+    assert r.verdict == "violation" and r.violation.property == "NoOrphan"
+    assert r.violation.values["receiver"] == 4 and r.violation.values["sender"] == 2
+    good = checked("correlated-set", sc).result
+    assert good.verdict == "pass" and good.witnesses["orphan_situations"] > 0
