@@ -69,10 +69,12 @@ DEFAULTS: dict[str, tuple[Scenario, ...]] = {
     ),
 }
 
-# Beyond the default test run (pytest -m slow): two correlated sets of two with
-# a checkpoint per set and node crashes.
+# Beyond the default test run (pytest -m slow, a minute or two each). Two
+# correlated sets of two with a checkpoint per set is out of reach so far:
+# more than 5 million states (see the README's limits).
 SLOW: dict[str, tuple[Scenario, ...]] = {
-    "correlated-set": (Scenario("pairs", checkpoints=1, at_sites=True, crash_kinds=("node",)),),
+    "correlated-set": (Scenario("theorem2", checkpoints=0, note="two sets of two, node and process crashes"),),
+    "sbml": (Scenario("any_source_race", 3, 2),),
     "coordinated": (Scenario("any_source_race", 3, 3, crash_kinds=("process",)),),
 }
 

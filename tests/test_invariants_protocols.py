@@ -63,11 +63,11 @@ def test_invariants_theorem1_on_every_scenario(checked, protocol):
 @pytest.mark.slow
 @pytest.mark.parametrize("protocol,scenario", [(p, sc) for p, scs in SLOW.items() for sc in scs])
 def test_invariants_slow_sweep(checked, protocol, scenario):
-    """Two correlated sets of two with a checkpoint per set and node crashes
-    (millions of states: pytest -m slow)."""
+    """Larger scenarios, hundreds of thousands of states (pytest -m slow)."""
     r = checked(protocol, scenario).result
     assert r.verdict == "pass", r.violation
-    assert r.witnesses["theorem1_internal_messages"] > 0
+    w = r.witnesses
+    assert w["rollbacks"] > 0 and w["orphan_situations"] > 0 and w["terminal_states_after_failure"] > 0
 
 
 def test_invariants_theorem2_inconsistent_execution(checked, tmp_path):
