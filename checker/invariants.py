@@ -109,20 +109,11 @@ class Judge:
                     w["node_crash_victims"] += 1
             elif kind == "checkpoint":
                 w["checkpoints"] += 1
-                self._pending_internal(after, o[1])
             elif kind == "note":
                 w[o[1]] += 1
         if action[0] == "crash_node":
             w["node_crashes"] += 1
         return None
-
-    def _pending_internal(self, s, p: int) -> None:
-        """Witness for Theorem 1: internal messages to p still in flight when p
-        is asked to checkpoint (the silence had something to drain)."""
-        group = set(self.sys.protocol.coordinated_with(self.sys.ctx, p)) - {p}
-        n = self.sys.n
-        if any(pk.msg is not None for q in group for pk in s.wire[q * n + p]):
-            self.w["internal_in_flight_at_checkpoint"] += 1
 
     def _restore(self, before, after, o) -> Violation | None:
         _, p, cid, old, new = o

@@ -224,15 +224,47 @@ class System:
         at the crash is). So a crash need only be tried at the start and right
         after one of x's own actions that others can see (:meth:`crashes_after`):
         any later crash ends where that one, followed by the others' actions,
-        ends. (Persistent sets of one process's actions are *not* safe here: a
-        packet another process sends may enable a delivery to p that conflicts
-        with p's enabled steps — a rollback, say.)
+        ends. Once no crash is possible, :meth:`_stubborn` restricts the search
+        to the actions of a closed set of processes.
         """
         if self.bounds.no_failure_during_recovery:
             return acts  # with that assumption, crash enabledness depends on the global state
         if s is self._init:
             return acts
-        return [a for a in acts if a[0] != "crash" and a[0] != "crash_node"]
+        if s.failures < self.bounds.failures:
+            return [a for a in acts if a[0] != "crash" and a[0] != "crash_node"]
+        return self._stubborn(s, acts)
+
+    def _stubborn(self, s: State, acts: list[tuple]) -> list[tuple]:
+        """Once no crash is possible and every process is up: the enabled
+        actions of a set P of processes closed under "x in P and the channel
+        q -> x is empty implies q in P". (The actions of one process alone are
+        not enough: a packet q sends into an empty channel may enable a
+        delivery to x that conflicts with x's steps — a rollback, say.) A
+        process outside P only appends behind packets already queued for P,
+        which commutes with P's deliveries of the heads; so no process of P
+        acts on a path that avoids P's actions, and every terminal state stays
+        reachable (a stubborn set)."""
+        if not self.ctx.fifo or not acts or not all(pr.alive for pr in s.procs):
+            return acts
+        n, wire = self.n, s.wire
+        by: dict[int, list] = {}
+        for a in acts:
+            by.setdefault(self.actor(a), []).append(a)
+        best = acts
+        for seed in by:
+            closed, todo = {seed}, [seed]
+            while todo:
+                x = todo.pop()
+                for q in range(n):
+                    if q not in closed and not wire[q * n + x]:
+                        closed.add(q)
+                        todo.append(q)
+            if len(closed) < n:
+                t = [a for p in closed for a in by.get(p, ())]
+                if len(t) < len(best):
+                    best = t
+        return best
 
     def crashes_after(self, s: State, a: tuple, s2: State) -> list[tuple]:
         """The crashes to try right after action ``a`` (from ``s`` to ``s2``):
