@@ -25,7 +25,8 @@ from checker.invariants import DESCRIPTIONS
 KEY_WITNESSES = ("rollbacks", "survivor_rollbacks", "crashes", "node_crashes", "checkpoints",
                  "in_transit_at_recovery_line", "orphan_situations", "orphans_regenerated_identically",
                  "theorem1_lines_checked", "theorem1_internal_messages", "replayed_receptions",
-                 "logged_messages_resent", "duplicates_dropped", "terminal_states_after_failure")
+                 "logged_messages_resent", "duplicates_dropped", "in_transit_recorded", "in_transit_restored",
+                 "terminal_states_after_failure")
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -99,6 +99,8 @@ def load(path: str | Path) -> Counterexample:
         raw = json.loads(p.read_text())
     except FileNotFoundError:
         raise UsageError(f"{p}: no such counterexample file")
+    except OSError as e:
+        raise UsageError(f"{p}: cannot read it ({e.strerror}); give the path of a counterexample .json file")
     except (json.JSONDecodeError, UnicodeDecodeError) as e:
         raise UsageError(f"{p}: not JSON ({e}); a counterexample is the JSON `rrcheck check` writes")
     if isinstance(raw, dict) and raw.get("schema_version") not in (None, SCHEMA_VERSION):

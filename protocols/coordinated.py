@@ -125,7 +125,8 @@ class GlobalCheckpoint(Protocol):
     def _rollback(self, ctx: Context, p: int, stab: Stab, epoch: tuple, line: int, notify: bool) -> Step:
         stab = replace(stab, epoch=epoch, line=line)
         out: tuple = (Restore(line),)
-        out += tuple(Deliver(Mail(m)) for m in self.recorded_channels(ctx, p, stab, line))
+        out += tuple(x for m in self.recorded_channels(ctx, p, stab, line)
+                     for x in (Deliver(Mail(m)), Note("in_transit_restored")))
         if notify:
             out += tuple(Send(Packet(p, q, "rollback", (epoch, line, 0))) for q in ctx.others(p))
         return Step(Vol(epoch=epoch), stab, out)
@@ -178,6 +179,7 @@ class ChandyLamport(GlobalCheckpoint):
     def on_app(self, ctx: Context, p: int, vol: Vol, stab: Stab, pkt: Packet) -> Step:
         if vol.wave and pkt.src not in vol.markers and self.record_channels:
             vol = replace(vol, recorded=vol.recorded + (pkt.msg,))  # in-transit at the line
+            return Step(vol, stab, (Deliver(Mail(pkt.msg)), Note("in_transit_recorded")))
         return Step(vol, stab, (Deliver(Mail(pkt.msg)),))
 
     def on_marker(self, ctx: Context, p: int, vol: Vol, stab: Stab) -> Step:

@@ -21,6 +21,7 @@ def run(*argv):
     (["check"], "name a protocol"),
     (["check-workload", "nosuch"], "unknown workload"),
     (["replay", "/nonexistent.json"], "no such counterexample"),
+    (["replay", "/"], "cannot read it"),
     (["check", "sbml", "--procs", "0"], "--procs"),
 ])
 def test_usage_errors_are_one_line(argv, needle):
