@@ -9,7 +9,7 @@ from checker import trace as T
 from checker.classify import failure_free
 from checker.errors import UsageError
 from checker.explore import Result, explore
-from checker.invariants import PROPERTIES, Judge
+from checker.invariants import Judge, applicable
 from checker.scenarios import DEFAULTS, Scenario, make_system, scenario_for_mutant
 from protocols.mutants import MUTANTS
 
@@ -43,11 +43,12 @@ def run_check(protocol: str, scenario: Scenario, mutant: str | None = None, prop
               out: Path | None = None, strategy: str = "bfs", max_states: int | None = None,
               time_limit: float | None = None, seed: int = 0, reduce: bool = True,
               grouping: tuple[int, ...] | None = None, progress: bool | None = None) -> Check:
-    props = tuple(properties or PROPERTIES)
-    for p in props:
-        if p not in PROPERTIES:
-            raise UsageError(f"unknown property {p!r}; choose among {', '.join(PROPERTIES)}")
     system, workload = make_system(protocol, scenario, mutant, grouping)
+    mine = applicable(system.protocol.name)
+    props = tuple(properties or mine)
+    for p in props:
+        if p not in mine:
+            raise UsageError(f"unknown property {p!r} for {protocol}; choose among {', '.join(mine)}")
     judge = Judge(system, props, failure_free(workload).finals)
     result = explore(system, judge, strategy, max_states, time_limit, seed, progress=progress, reduce=reduce)
     path = None

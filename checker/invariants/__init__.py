@@ -13,12 +13,12 @@ from __future__ import annotations
 
 from collections import Counter
 from dataclasses import dataclass, field
-from typing import Iterable
+from typing import Callable, Iterable
 
 from checker.ghost import History
 
-PROPERTIES = ("NoLostMessage", "NoDuplicateDelivery", "NoOrphan", "FailureFreeEquivalence",
-              "Termination", "RollbackScope", "Theorem1")
+GENERAL = ("NoLostMessage", "NoDuplicateDelivery", "NoOrphan", "FailureFreeEquivalence",
+           "Termination", "RollbackScope", "Theorem1")
 
 DESCRIPTIONS = {
     "NoLostMessage": "every message sent in its sender's current history and not yet delivered is still "
@@ -31,6 +31,35 @@ DESCRIPTIONS = {
     "Theorem1": "seed 000 Thm 1: at a rollback of a correlated set, no intra-set message crosses its "
                 "recovery line from past to future",
 }
+
+
+@dataclass(frozen=True)
+class Property:
+    """A protocol's own property (e.g. HMPL's erasure order), beside the general
+    ones. Its hooks have the signatures of :class:`Judge`'s methods with the judge
+    first, return a :class:`Violation` or None, and count witnesses in ``judge.w``.
+    Registered by a submodule of this package with :func:`register`."""
+    name: str
+    description: str
+    protocols: tuple[str, ...]  # the protocols (and so their mutants) it applies to
+    transition: Callable | None = None  # (judge, before, action, after, obs)
+    state: Callable | None = None       # (judge, s)
+    terminal: Callable | None = None    # (judge, s), only at terminal states with everything finished
+
+
+OWN: dict[str, Property] = {}
+
+
+def register(*props: Property) -> None:
+    for p in props:
+        assert p.name not in OWN and p.name not in GENERAL, p.name
+        OWN[p.name] = p
+        DESCRIPTIONS[p.name] = p.description
+
+
+def applicable(protocol: str) -> tuple[str, ...]:
+    """The general properties and the protocol's own."""
+    return GENERAL + tuple(n for n, p in OWN.items() if protocol in p.protocols)
 
 
 @dataclass
@@ -70,9 +99,13 @@ class Judge:
     def __init__(self, system, properties: Iterable[str] | None = None,
                  failure_free_finals: set[tuple[int, ...]] | None = None):
         self.sys = system
-        self.props = frozenset(properties or PROPERTIES)
+        self.props = frozenset(properties or applicable(system.protocol.name))
         self.finals = failure_free_finals
         self.w: Counter = Counter()
+        own = [OWN[n] for n in self.props if n in OWN and system.protocol.name in OWN[n].protocols]
+        self._own_transition = [p.transition for p in own if p.transition]
+        self._own_state = [p.state for p in own if p.state]
+        self._own_terminal = [p.terminal for p in own if p.terminal]
 
     # -- transitions -----------------------------------------------------------
     def transition(self, before, action, after, obs) -> Violation | None:
@@ -113,6 +146,10 @@ class Judge:
                 w[o[1]] += 1
         if action[0] == "crash_node":
             w["node_crashes"] += 1
+        for check in self._own_transition:
+            v = check(self, before, action, after, obs)
+            if v:
+                return v
         return None
 
     def _restore(self, before, after, o) -> Violation | None:
@@ -180,6 +217,10 @@ class Judge:
         """NoLostMessage and NoOrphan at quiescent states."""
         sysm, w = self.sys, self.w
         w["states"] += 1
+        for check in self._own_state:
+            v = check(self, s)
+            if v:
+                return v
         if sysm.recovery_under_way(s):
             w["states_in_recovery"] += 1
             return None
@@ -261,6 +302,10 @@ class Judge:
                                  {"final": [f"{x:08x}" for x in final], "processes_differing": diff})
             if s.failures:
                 w["equivalent_terminals_after_failure"] += 1
+        for check in self._own_terminal:
+            v = check(self, s)
+            if v:
+                return v
         return None
 
     def _closest(self, final: tuple[int, ...]) -> list[int]:
@@ -270,3 +315,10 @@ class Judge:
             if best is None or len(d) < len(best):
                 best = d
         return best or []
+
+
+# The protocols' own properties: each submodule of this package registers its
+# own when imported here (one line per protocol family).
+# from checker.invariants import hmpl  # noqa: E402,F401
+
+PROPERTIES = GENERAL + tuple(OWN)
