@@ -22,7 +22,7 @@ from pathlib import Path
 from checker.errors import UsageError
 from checker.invariants import DESCRIPTIONS
 
-KEY_WITNESSES = ("rollbacks", "survivor_rollbacks", "crashes", "node_crashes", "checkpoints",
+KEY_WITNESSES = ("rollbacks", "survivor_rollbacks", "crashes", "node_crashes", "checkpoints", "processes_checkpointed",
                  "in_transit_at_recovery_line", "orphan_situations", "orphans_regenerated_identically",
                  "theorem1_lines_checked", "theorem1_internal_messages", "replayed_receptions",
                  "logged_messages_resent", "duplicates_dropped", "in_transit_recorded", "in_transit_restored",

@@ -195,9 +195,10 @@ def _random(system, judge: Judge, seed: int, walks: int, time_limit, progress) -
                   f"random walks cover part of the state space ({walks} walks, seed {seed})")
 
 
-def reachable(system, on_terminal) -> int:
-    """Enumerate every reachable state (no invariants); call ``on_terminal``
-    on each state with nothing enabled. Returns the number of states."""
+def reachable(system, on_terminal, reduce: bool = False) -> int:
+    """Enumerate every reachable state (no invariants) — with ``reduce``, those
+    the reductions of :func:`explore` keep; call ``on_terminal`` on each state
+    with nothing enabled but crashes. Returns the number of states."""
     init = system.initial()
     seen = {init}
     stack = [init]
@@ -206,9 +207,13 @@ def reachable(system, on_terminal) -> int:
         acts = system.actions(s)
         if all(a[0] in CRASHES for a in acts):
             on_terminal(s)
-        for a in acts:
+        for a in (system.reduce(s, acts) if reduce else acts):
             s2, _ = system.step(s, a)
-            if s2 not in seen:
-                seen.add(s2)
-                stack.append(s2)
+            nxt = [s2]
+            if reduce and a[0] not in CRASHES:
+                nxt += [system.step(s2, c)[0] for c in system.crashes_after(s, a, s2)]
+            for x in nxt:
+                if x not in seen:
+                    seen.add(x)
+                    stack.append(x)
     return len(seen)

@@ -71,9 +71,7 @@ class Proc(_Cached):
         object.__setattr__(self, "_h", hash(self._key()))
 
     def but(self, **kw) -> "Proc":
-        d = dict(zip(_PROC_FIELDS, self._key()))
-        d.update(kw)
-        return Proc(**d)
+        return Proc(*[kw[f] if f in kw else v for f, v in zip(_PROC_FIELDS, self._key())])
 
 
 _PROC_FIELDS = ("alive", "pc", "acc", "last_src", "mailbox", "vol", "stab", "images", "ckpts", "ghost")
@@ -128,6 +126,7 @@ class System:
         self.ctx = Context(n, workload.node_of, tuple(groups), workload.fifo)
         self.n = n
         self.nodes = sorted(set(workload.node_of))
+        self._handled: tuple = (None, {})
 
     # -- initial state --------------------------------------------------------
     def initial(self) -> State:
@@ -231,9 +230,31 @@ class System:
             return acts  # with that assumption, crash enabledness depends on the global state
         if s is self._init:
             return acts
+        idle = self._idle_delivery(s, acts)
+        if idle is not None:
+            return [idle]
         if s.failures < self.bounds.failures:
             return [a for a in acts if a[0] != "crash" and a[0] != "crash_node"]
         return self._stubborn(s, acts)
+
+    def _idle_delivery(self, s: State, acts: list[tuple]) -> tuple | None:
+        """A delivery its receiver ignores (a stale, duplicate or unanswerable
+        packet: the receiver's state unchanged, nothing sent) commutes with
+        every other action — no one else reads that packet, and a crash of the
+        receiver drops it anyway — so it alone is a persistent set."""
+        n = self.n
+        memo: dict = {}
+        self._handled = (s, memo)  # step() reuses the handlers' results
+        for a in acts:
+            if a[0] != "deliver":
+                continue
+            src, dst, i = a[1], a[2], a[3]
+            pr = s.procs[dst]
+            st = self.protocol.on_packet(self.ctx, dst, pr.vol, pr.stab, s.wire[src * n + dst][i])
+            memo[a] = st
+            if st.vol == pr.vol and st.stab == pr.stab and all(type(e) is Note for e in st.effects):
+                return a
+        return None
 
     def _stubborn(self, s: State, acts: list[tuple]) -> list[tuple]:
         """Once no crash is possible and every process is up: the enabled
@@ -349,7 +370,8 @@ class System:
             pk = ch[i]
             wire[c] = ch[:i] + ch[i + 1:]
             pr = procs[dst]
-            self._apply(procs, wire, dst, proto.on_packet(ctx, dst, pr.vol, pr.stab, pk), obs)
+            st = self._handled[1].get(a) if self._handled[0] is s else None
+            self._apply(procs, wire, dst, st or proto.on_packet(ctx, dst, pr.vol, pr.stab, pk), obs)
         elif kind == "internal":
             p = a[1]
             pr = procs[p]

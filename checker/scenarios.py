@@ -47,6 +47,8 @@ DEFAULTS: dict[str, tuple[Scenario, ...]] = {
     "correlated-set": (
         Scenario("ring", 2, 1, note="one set of two on one node, a checkpoint wave, node crash"),
         Scenario("pairs", checkpoints=0, note="two sets of two, node and process crashes"),
+        Scenario("pairs", at_sites=True, crash_kinds=("node",),
+                 note="two sets of two, a checkpoint per set, node crash"),
         Scenario("pingpong", 2, 1, note="one set of two, a checkpoint wave"),
         Scenario("any_source_race", 3, 2, checkpoints=0, note="ANY_SOURCE race across two sets"),
         Scenario("fig1", checkpoints=0, crash_kinds=("process",), note="seed 000 Fig. 1, singleton sets"),

@@ -194,9 +194,11 @@ def theorem2(n: int = 4, nodes: int = 2) -> Workload:
 
 def pairs(n: int = 4, nodes: int = 2) -> Workload:
     """Two correlated sets of two, S1 = {P0, P1} and S2 = {P2, P3}: an internal
-    message m1 (P0 to P1), then an outgoing m2 (P1 to P2) that carries it;
-    the set leaders P0 and P2 pass a checkpoint site."""
-    progs = ((send(1), SITE), (recv(0), send(2)), (SITE, recv(1)), ())
+    message m1 (P0 to P1), then an outgoing m2 (P1 to P2) that carries it.
+    Each set leader then passes a checkpoint site, so a recovery line of S1 may
+    follow m1 (Theorem 1) and one of S2 may follow m2 (a rollback of S2 to its
+    first line finds m2 in transit, served from P1's log)."""
+    progs = ((send(1), SITE), (recv(0), send(2)), (recv(1), SITE), ())
     return Workload("pairs", progs, DETERMINISTIC, (0, 0, 1, 1),
                     "two sets of two: an internal message, then an outgoing one",
                     labels={(0, 1, 0): "m1", (1, 2, 0): "m2"})

@@ -9,7 +9,7 @@ driver (the model checker or the MPI runtime) owns all of those.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, ClassVar, Iterable, NamedTuple
 
 ANY = -1  # MPI_ANY_SOURCE / MPI_ANY_TAG
@@ -98,18 +98,23 @@ class Context:
     node_of: tuple[int, ...]
     group_of: tuple[int, ...]
     fifo: bool = True
+    _groups: tuple = field(init=False, repr=False, compare=False)  # tables: asked at every step
+    _others: tuple = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        n, g = self.n, self.group_of
+        object.__setattr__(self, "_groups", tuple(tuple(q for q in range(n) if g[q] == g[p]) for p in range(n)))
+        object.__setattr__(self, "_others", tuple(tuple(q for q in range(n) if q != p) for p in range(n)))
 
     def group(self, p: int) -> tuple[int, ...]:
-        g = self.group_of[p]
-        return tuple(q for q in range(self.n) if self.group_of[q] == g)
+        return self._groups[p]
 
     def peers(self, p: int) -> tuple[int, ...]:
         """The other members of p's group (correlated set, cluster)."""
-        g = self.group_of[p]
-        return tuple(q for q in range(self.n) if q != p and self.group_of[q] == g)
+        return tuple(q for q in self._groups[p] if q != p)
 
     def others(self, p: int) -> tuple[int, ...]:
-        return tuple(q for q in range(self.n) if q != p)
+        return self._others[p]
 
     def internal(self, p: int, q: int) -> bool:
         return self.group_of[p] == self.group_of[q]

@@ -102,6 +102,7 @@ class Judge:
         self.props = frozenset(properties or applicable(system.protocol.name))
         self.finals = failure_free_finals
         self.w: Counter = Counter()
+        self._checkpointed: set[int] = set()
         own = [OWN[n] for n in self.props if n in OWN and system.protocol.name in OWN[n].protocols]
         self._own_transition = [p.transition for p in own if p.transition]
         self._own_state = [p.state for p in own if p.state]
@@ -142,6 +143,9 @@ class Judge:
                     w["node_crash_victims"] += 1
             elif kind == "checkpoint":
                 w["checkpoints"] += 1
+                if o[1] not in self._checkpointed:
+                    self._checkpointed.add(o[1])
+                    w["processes_checkpointed"] += 1
             elif kind == "note":
                 w[o[1]] += 1
         if action[0] == "crash_node":
