@@ -187,9 +187,10 @@ class SendDeterministic(Protocol):
 
     def _app(self, ctx: Context, p: int, vol: Vol, stab: Stab, dst: int, date: int, phase: int,
              msg: AppMsg) -> Packet:
-        """(msg, Date, Phase, Groupe) and the epoch of dst's group as p knows it (reading 7)."""
+        """(msg, Date, Phase, Groupe), the epoch of dst's group as p knows it, p's
+        committed line and p's own epoch (reading 7)."""
         epoch = vol.epoch if ctx.internal(p, dst) else stab.known[ctx.group_of[dst]]
-        return Packet(p, dst, "app", (date, phase, ctx.group_of[p], epoch, stab.line), msg)
+        return Packet(p, dst, "app", (date, phase, ctx.group_of[p], epoch, stab.line, vol.epoch), msg)
 
     # -- the wire ------------------------------------------------------------------
     def on_packet(self, ctx: Context, p: int, vol: Vol, stab: Stab, pkt: Packet) -> Step:
@@ -221,7 +222,7 @@ class SendDeterministic(Protocol):
         raise ValueError(f"{self.name}: unexpected packet {kind!r}")
 
     def _app_packet(self, ctx: Context, p: int, vol: Vol, stab: Stab, pkt: Packet) -> Step:
-        date, phase, _, epoch, line = pkt.hdr
+        date, phase, _, epoch, line, src_epoch = pkt.hdr
         effects: tuple = ()
         if epoch < vol.epoch and (self.group_rollback or not ctx.internal(p, pkt.src)):
             # sent before its sender heard of this group's restart (reading 7)
@@ -229,10 +230,10 @@ class SendDeterministic(Protocol):
         if epoch > vol.epoch and ctx.internal(p, pkt.src) and self.group_rollback:
             # a peer restarted and re-executes; the rollback itself is still on its way
             vol, stab, effects = self._rollback(ctx, p, vol, stab, epoch, line, ctx.group(p))
-        return self._receive(ctx, p, vol, stab, pkt.src, date, phase, pkt.msg, effects)
+        return self._receive(ctx, p, vol, stab, pkt.src, date, phase, pkt.msg, effects, src_epoch)
 
     def _receive(self, ctx: Context, p: int, vol: Vol, stab: Stab, j: int, date: int, phase: int,
-                 msg: AppMsg, effects: tuple = ()) -> Step:
+                 msg: AppMsg, effects: tuple = (), src_epoch: int | None = None) -> Step:
         """Fig. 5 lines 20–34 on arrival; lines 22–23, 26–28 wait for the
         application's receive (:meth:`on_match`)."""
         other = not ctx.internal(p, j)
@@ -248,6 +249,10 @@ class SendDeterministic(Protocol):
         g = ctx.group_of[j]
         if g not in vol.Redemarrage:
             return Step(vol, stab, effects + (Note("duplicates_dropped"),))
+        if src_epoch != stab.known[g]:
+            # re-sent by an incarnation a newer restart of j's group discarded: it
+            # will be re-sent again, and counted by that restart (line 56)
+            return Step(vol, stab, effects + (Note("stale_dropped"),))
         # line 33–34: an orphan re-sent by the re-execution; reading 4: its recorded phase
         recorded = dict(seen).get(date, phase)
         rp = self.leader(ctx, j)
