@@ -71,6 +71,7 @@ DEFAULTS: dict[str, tuple[Scenario, ...]] = {
         Scenario("sd_phases", checkpoints=0, note="seed 003 Fig. 2 core: two groups, orphan m3, m7 held"),
         Scenario("sd_burst", note="a checkpoint, acknowledgements, buffering during a restart"),
         Scenario("reduce", 3, 2, checkpoints=0, note="send-deterministic ANY_SOURCE reduction, node crash"),
+        Scenario("ring", 2, 1, note="a coordinated checkpoint wave inside a group of two, node crash"),
     ),
 }
 
@@ -81,6 +82,7 @@ SLOW: dict[str, tuple[Scenario, ...]] = {
     "correlated-set": (Scenario("theorem2", checkpoints=0, note="two sets of two, node and process crashes"),),
     "sbml": (Scenario("any_source_race", 3, 2),),
     "coordinated": (Scenario("any_source_race", 3, 3, crash_kinds=("process",)),),
+    "send-deterministic": (Scenario("sd_phases", note="two groups, a checkpoint wave in each, node crashes"),),
 }
 
 MUTANT_SCENARIOS: dict[str, Scenario] = {

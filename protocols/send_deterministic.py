@@ -156,8 +156,10 @@ class SendDeterministic(Protocol):
 
     def describe(self, pkt: Packet) -> str:
         """The header drawn on the diagram: date and phase of an application message."""
-        if pkt.kind in ("app", "replay") and pkt.hdr:
+        if pkt.kind == "app":
             return f"date {pkt.hdr[0]}, phase {pkt.hdr[1]}"
+        if pkt.kind in ("replay", "rp_log"):
+            return f"date {pkt.hdr[1]}, phase {pkt.hdr[2]}"
         return ""
 
     # -- application send: Fig. 5 lines 11–18 ------------------------------------
@@ -355,7 +357,10 @@ class SendDeterministic(Protocol):
             out = ()
         rp = RestartProcess(e, members=members, expected=len(members) * (ctx.n - len(ctx.group(p))))
         out += tuple(Send(Packet(p, q, "rollback", (e, stab.line, members))) for q in members if q != p)
-        return Step(replace(vol, rp=rp), stab, out)
+        if rp.expected:
+            return Step(replace(vol, rp=rp), stab, out)
+        vol, stab, more = self._notification_phases(ctx, p, vol, stab, rp)  # no other group to hear from
+        return Step(vol, stab, out + more)
 
     def _rollback(self, ctx: Context, p: int, vol: Vol | None, stab: Stab, e: int, line: int,
                   members: tuple) -> Step:
