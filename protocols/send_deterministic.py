@@ -53,6 +53,20 @@ is marked ``# reading:`` at its place):
    group; it hosts the restart process. Acknowledgements (line 38) start at
    the commit, not at the member's checkpoint: an uncommitted checkpoint may
    still be abandoned.
+9. A "reception" (lines 20–28) is split as MPI splits it: the first-time test,
+   ``RPP`` and the acknowledgement when the packet arrives; the phase and date
+   updates (lines 22–23, 26–28) when the application's receive consumes the
+   message. Counted on arrival, dates would depend on arrival timing, and a
+   re-execution would not re-create the dates that lines 53 and 56 compare.
+10. An orphan (line 33) is reported only if re-sent by the sender group's
+   current incarnation (its epoch is in the header): one re-sent by an
+   incarnation that a newer restart discarded will be re-sent again.
+
+Limit: concurrent restarts of two groups that exchange messages are not
+covered. A process that crashes loses the ``Redemarrage`` it had received
+and the orphan report it sent is no longer true of its rolled-back state; the
+pseudo-code says nothing of this (§3.2 only launches one restart process per
+group), and with two failures rrcheck finds the resulting deadlock.
 """
 from __future__ import annotations
 
