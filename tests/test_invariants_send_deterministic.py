@@ -161,3 +161,14 @@ def test_invariants_send_deterministic_accepts_send_deterministic_reduce(checked
     r = checked(SD, sc).result
     assert r.verdict == "pass", r.violation
     assert r.witnesses["orphans_rereceived"] > 0
+
+
+def test_invariants_send_deterministic_concurrent_group_restarts_are_outside_the_paper(checked):
+    """A limit found by the checker, kept as a test so that it stays known: two
+    failures in two groups that exchange messages. P1's restart message to P0
+    is lost when P0 crashes in turn, so P1's restart process never hears from
+    P0 and the restart never ends. Fig. 5–6 only launch one restart process per
+    group (§3.2) and say nothing of a process that loses a restart notice."""
+    r = checked(SD, Scenario("sd_burst", checkpoints=0, failures=2, crash_kinds=("process",))).result
+    assert r.verdict == "violation" and r.violation.property == "Termination"
+    assert r.violation.values["recovering"] or r.violation.values["blocked_at"]
