@@ -11,6 +11,7 @@ from checker.errors import UsageError
 from checker.explore import Result, explore
 from checker.invariants import Judge, applicable
 from checker.scenarios import DEFAULTS, Scenario, make_system, scenario_for_mutant
+from checker.workloads import SEND_DETERMINISTIC
 from protocols.mutants import MUTANTS
 
 
@@ -42,8 +43,16 @@ class Check:
 def run_check(protocol: str, scenario: Scenario, mutant: str | None = None, properties=None,
               out: Path | None = None, strategy: str = "bfs", max_states: int | None = None,
               time_limit: float | None = None, seed: int = 0, reduce: bool = True,
-              grouping: tuple[int, ...] | None = None, progress: bool | None = None) -> Check:
+              grouping: tuple[int, ...] | None = None, progress: bool | None = None,
+              anyway: bool = False) -> Check:
     system, workload = make_system(protocol, scenario, mutant, grouping)
+    anyway = anyway or (mutant is not None and MUTANTS[mutant].extra.get("anyway", False))
+    if getattr(system.protocol, "requires_send_determinism", False) and not anyway:
+        ff = failure_free(workload)
+        if not ff.satisfies(SEND_DETERMINISTIC):
+            raise UsageError(f"{protocol} assumes a send-deterministic application and {workload.name} is "
+                             f"{ff.observed} ({ff.distinct_send_sequences} send sequences); "
+                             f"add --anyway to check it all the same")
     mine = applicable(system.protocol.name)
     props = tuple(properties or mine)
     for p in props:

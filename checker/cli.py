@@ -26,7 +26,9 @@ KEY_WITNESSES = ("rollbacks", "survivor_rollbacks", "crashes", "node_crashes", "
                  "in_transit_at_recovery_line", "orphan_situations", "orphans_regenerated_identically",
                  "theorem1_lines_checked", "theorem1_internal_messages", "replayed_receptions",
                  "logged_messages_resent", "duplicates_dropped", "in_transit_recorded", "in_transit_restored",
-                 "terminal_states_after_failure")
+                 "terminal_states_after_failure", "phase_raised_by_other_group", "orphans_rereceived",
+                 "replays_held_for_orphans", "replayed_messages", "messages_buffered_during_restart",
+                 "logged_messages_collected", "restarts_ended")
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -78,6 +80,8 @@ def _parser() -> argparse.ArgumentParser:
     s.add_argument("--seed", type=int, default=0)
     s.add_argument("--no-reduce", action="store_true", help="explore every interleaving (no reductions)")
     s.add_argument("--out", default="rrcheck-out", help="where counterexamples are written")
+    s.add_argument("--anyway", action="store_true",
+                   help="check a workload outside the protocol's assumptions (e.g. not send-deterministic)")
     s.add_argument("--json", action="store_true")
     s.set_defaults(func=cmd_check)
 
@@ -205,7 +209,7 @@ def cmd_check(args) -> int:
                              f"not {protocol!r}")
     c = run_check(protocol, scenario, args.mutant, args.properties, Path(args.out),
                   args.strategy, args.max_states, args.time_limit, args.seed, not args.no_reduce,
-                  _grouping(args.grouping, scenario))
+                  _grouping(args.grouping, scenario), anyway=args.anyway)
     if args.json:
         print(json.dumps(c.as_dict(), indent=1))
     else:

@@ -53,7 +53,7 @@ def svg(cx, rep) -> str:
         kind = e[0]
         if kind == "arrow":
             _, t0, t1, s, d, pk_kind, gid = e
-            if gid is not None and pk_kind == "app":
+            if gid is not None and (pk_kind == "app" or pk_kind in system.protocol.MESSAGE_KINDS):
                 out.append(f'<line x1="{x(t0)}" y1="{y(s)}" x2="{x(t1)}" y2="{y(d)}" stroke="#1f3b8c" '
                            f'stroke-width="1.8" marker-end="url(#a)"/>')
                 mx, my = (x(t0) + x(t1)) / 2, (y(s) + y(d)) / 2
@@ -64,6 +64,10 @@ def svg(cx, rep) -> str:
                            f'stroke-dasharray="3,2" marker-end="url(#c)"/>')
                 out.append(f'<text x="{(x(t0) + x(t1)) / 2 + 2}" y="{(y(s) + y(d)) / 2 + 10}" fill="#888" '
                            f'font-size="9">{escape(pk_kind)}</text>')
+        elif kind == "header":  # what the protocol shows of the header, under the label
+            _, t0, t1, s, d, text = e
+            out.append(f'<text x="{(x(t0) + x(t1)) / 2 + 3}" y="{(y(s) + y(d)) / 2 + 9}" fill="#7a4b00" '
+                       f'font-size="9">{escape(text)}</text>')
         elif kind == "pending":  # still in flight when the trace ends
             _, t0, t1, s, d, pk_kind, gid = e
             xe, ye = x(t1 + 1), y(s) + (y(d) - y(s)) * 0.3

@@ -69,6 +69,12 @@ DEFAULTS: dict[str, tuple[Scenario, ...]] = {
         Scenario("ring", 2, 1, note="node crash"),
         Scenario("pingpong", 2, 2),
     ),
+    "send-deterministic": (
+        Scenario("sd_phases", checkpoints=0, note="seed 003 Fig. 2 core: two groups, orphan m3, m7 held"),
+        Scenario("sd_burst", note="a checkpoint, acknowledgements, buffering during a restart"),
+        Scenario("reduce", 3, 2, checkpoints=0, note="send-deterministic ANY_SOURCE reduction, node crash"),
+        Scenario("ring", 2, 1, note="a coordinated checkpoint wave inside a group of two, node crash"),
+    ),
 }
 
 # Beyond the default test run (pytest -m slow, a minute or two each). Two
@@ -78,6 +84,7 @@ SLOW: dict[str, tuple[Scenario, ...]] = {
     "correlated-set": (Scenario("theorem2", checkpoints=0, note="two sets of two, node and process crashes"),),
     "sbml": (Scenario("any_source_race", 3, 2),),
     "coordinated": (Scenario("any_source_race", 3, 3, crash_kinds=("process",)),),
+    "send-deterministic": (Scenario("sd_phases", note="two groups, a checkpoint wave in each, node crashes"),),
 }
 
 MUTANT_SCENARIOS: dict[str, Scenario] = {
@@ -89,6 +96,12 @@ MUTANT_SCENARIOS: dict[str, Scenario] = {
     "sbml/no-event-logging": Scenario("fig1", checkpoints=0, crash_kinds=("process",)),
     "sbml/no-duplicate-suppression": Scenario("pingpong", checkpoints=0, crash_kinds=("process",)),
     "uncoordinated/no-logging": Scenario("fig1", crash_kinds=("process",)),
+    "send-deterministic/no-phases": Scenario("sd_phases", checkpoints=0, crash_kinds=("process",)),
+    "send-deterministic/not-send-deterministic": Scenario("any_source_race", 3, 2, checkpoints=0,
+                                                          crash_kinds=("process",)),
+    "send-deterministic/no-restart-buffer": Scenario("sd_burst", checkpoints=0, crash_kinds=("process",)),
+    "send-deterministic/gc-off-by-one": Scenario("sd_burst", crash_kinds=("process",)),
+    "send-deterministic/restart-failed-only": Scenario("ring", 2, 1, checkpoints=0, crash_kinds=("process",)),
 }
 
 

@@ -173,6 +173,9 @@ def _record(system, s, a, s2, obs, t: int, timeline: list, sent_at: dict) -> Non
         pk = s.wire[c][a[3]]
         t0 = sent_at[c].pop(a[3])
         timeline.append(("arrow", t0, t, a[1], a[2], pk.kind, pk.msg.gid if pk.msg else None))
+        hdr = system.protocol.describe(pk)
+        if hdr:
+            timeline.append(("header", t0, t, a[1], a[2], hdr))
     if kind in ("crash", "crash_node"):
         for o in obs:
             if o[0] == "crash":
@@ -222,6 +225,9 @@ def _text(system, s, a, obs) -> str:
     elif kind == "deliver":
         pk = s.wire[a[1] * system.n + a[2]][a[3]]
         what = f"{label(system, pk.msg.gid)} ({pk.kind})" if pk.msg else f"'{pk.kind}' packet"
+        hdr = system.protocol.describe(pk)
+        if hdr:
+            what += f" [{hdr}]"
         text = f"{what} P{a[1]} -> P{a[2]} arrives"
     elif kind == "internal":
         text = f"P{p}: protocol step '{a[2]}'"

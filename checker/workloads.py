@@ -204,12 +204,59 @@ def pairs(n: int = 4, nodes: int = 2) -> Workload:
                     labels={(0, 1, 0): "m1", (1, 2, 0): "m2"})
 
 
+def sd_fig2(n: int = 7, nodes: int = 2) -> Workload:
+    """Seed 003 §3.2, Fig. 2 (reconstructed from the prose of §3.1–3.2; the
+    figure is not in the text): Groupe 1 = {p1, p2, p3} = P0–P2 and Groupe 2 =
+    {p4…p7} = P3–P6, one node each. m1 (p4 to p3) raises p3 to phase 2; m2 (p3
+    to p1) raises p1 to 2; m3 (p3 to p4) raises p4 to 3; m4 (p4 to p5) and m5
+    (p5 to p7) raise p5 and p7 to 3; m6 (p6 to p7) is independent of m5, and p7
+    folds both commutatively (send-determinism, §3.1); m7 (p7 to p2) has phase
+    3; m8 (p2 to p1) follows it. If Groupe 1 rolls back, m1 and m7 are replayed
+    and m3 is an orphan; m7 may only be replayed once p4 has received m3 again."""
+    progs = (
+        (recv(ANY), recv(ANY)),                            # p1: m2, m8
+        (recv(6), send(0)),                                # p2: m7, m8
+        (recv(3), send(0), send(3)),                       # p3: m1, m2, m3
+        (send(2), recv(2), send(4)),                       # p4: m1, m3, m4
+        (recv(3), send(6)),                                # p5: m4, m5
+        (send(6),),                                        # p6: m6
+        (recv(ANY, combine="sum"), recv(ANY, combine="sum"), send(1)),  # p7: m5, m6, m7
+    )
+    labels = {(3, 2, 0): "m1", (2, 0, 0): "m2", (2, 3, 0): "m3", (3, 4, 0): "m4", (4, 6, 0): "m5",
+              (5, 6, 0): "m6", (6, 1, 0): "m7", (1, 0, 0): "m8"}
+    return Workload("sd_fig2", progs, SEND_DETERMINISTIC, (0, 0, 0, 1, 1, 1, 1),
+                    "seed 003 Fig. 2: groups p1–p3 and p4–p7, phases 2 and 3, orphan m3, logged m1 and m7",
+                    "003 §3.1–3.2, Fig. 2", group_of=(0, 0, 0, 1, 1, 1, 1), labels=labels)
+
+
+def sd_phases(n: int = 3, nodes: int = 2) -> Workload:
+    """The core of seed 003's Fig. 2 on three processes: Groupe 1 = {P0, P1},
+    Groupe 2 = {P2}. m1 (P2 to P0) then m3 (P0 to P2) then m7 (P2 to P1): if
+    Groupe 1 rolls back, m3 is an orphan and m7 (phase 3) causally depends on it."""
+    progs = ((recv(2), send(2)), (recv(2),), (send(0), recv(0), send(1)))
+    labels = {(2, 0, 0): "m1", (0, 2, 0): "m3", (2, 1, 0): "m7"}
+    return Workload("sd_phases", progs, DETERMINISTIC, (0, 0, 1),
+                    "seed 003 Fig. 2 in three processes: m7 depends on the orphan m3",
+                    "003 §3.2", group_of=(0, 0, 1), labels=labels)
+
+
+def sd_burst(n: int = 2, nodes: int = 2) -> Workload:
+    """P0 sends two messages in a row to P1 of another group: the second may be
+    sent while P1's group restarts (seed 003 Fig. 5 lines 15–16) or after P1's
+    checkpoint, acknowledged by it (lines 29–31, 40–42)."""
+    return Workload("sd_burst", ((send(1), send(1)), (recv(0), recv(0))), DETERMINISTIC, (0, 1),
+                    "two messages in a row to a process of another group",
+                    "003 §3.2–3.3", labels={(0, 1, 0): "m1", (0, 1, 1): "m2"})
+
+
 WORKLOADS: dict[str, Callable[..., Workload]] = {
     "ring": ring, "exchange": exchange, "any_source_race": any_source_race, "reduce": reduce,
     "master_worker": master_worker, "pingpong": pingpong, "fig1": fig1, "fig2": fig2, "theorem2": theorem2,
     "pairs": pairs,
+    "sd_fig2": sd_fig2, "sd_phases": sd_phases, "sd_burst": sd_burst,
 }
 FIXED = {"fig1", "fig2", "theorem2", "pairs"}  # executions drawn in a paper: fixed size and placement
+FIXED |= {"sd_fig2", "sd_phases", "sd_burst"}
 
 
 def make(name: str, procs: int | None = None, nodes: int | None = None) -> Workload:

@@ -203,6 +203,14 @@ class Protocol:
         (Theorem 1 is checked inside this set)."""
         return (p,)
 
+    # packet kinds, besides "app", that carry an application message to its
+    # receiver (drawn as messages on diagrams)
+    MESSAGE_KINDS: ClassVar[frozenset[str]] = frozenset()
+
+    def describe(self, pkt: Packet) -> str:
+        """What of a packet's header a trace should show (e.g. a phase); "" for nothing."""
+        return ""
+
 
 class Plain(Protocol):
     """No fault tolerance: the application over bare MPI. It defines the

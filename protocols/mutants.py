@@ -12,12 +12,14 @@ from protocols.base import Protocol
 from protocols.coordinated import BlockingCoordinated, ChandyLamport
 from protocols.correlated_set import CorrelatedSet
 from protocols.logging import SenderBased
+from protocols.send_deterministic import SendDeterministic
 
 PROTOCOLS: dict[str, type[Protocol]] = {
     "coordinated": BlockingCoordinated,
     "chandy-lamport": ChandyLamport,
     "sbml": SenderBased,
     "correlated-set": CorrelatedSet,
+    "send-deterministic": SendDeterministic,
 }
 
 
@@ -59,6 +61,24 @@ MUTANTS: dict[str, Mutant] = {m.name: m for m in (
            "independent checkpoints need logs, or rollbacks cascade (domino effect)",
            "seed 000 §2.1 (\"a domino effect can force all checkpoints to be discarded\")",
            ("NoLostMessage", "NoOrphan", "Termination", "FailureFreeEquivalence")),
+    Mutant("send-deterministic/no-phases", "send-deterministic", {"phases": False},
+           "a message after one from another group carries a higher phase, and a phase is replayed only "
+           "once no lower phase waits for an orphan", "seed 003 §3.2, Fig. 5 lines 22–27, Fig. 6 line 20",
+           ("CausalReplayOrder",)),
+    Mutant("send-deterministic/not-send-deterministic", "send-deterministic", {},
+           "the application is send-deterministic: a re-execution re-sends the orphans unchanged",
+           "seed 003 §2.3, §3.1", ("NoOrphan", "FailureFreeEquivalence"), {"anyway": True}),
+    Mutant("send-deterministic/no-restart-buffer", "send-deterministic", {"restart_buffer": False},
+           "new messages to a restarting group are buffered and sent when its restart ends",
+           "seed 003 §3.2, Fig. 5 lines 15–16, 60–64",
+           ("Termination", "NoLostMessage", "NoOrphan", "CausalReplayOrder", "FailureFreeEquivalence")),
+    Mutant("send-deterministic/gc-off-by-one", "send-deterministic", {"gc_inclusive": True},
+           "an acknowledgement deletes the logged messages dated strictly before its MaxDate",
+           "seed 003 §3.3, Fig. 5 lines 29–31, 40–42", ("NoLostMessage", "Termination")),
+    Mutant("send-deterministic/restart-failed-only", "send-deterministic", {"group_rollback": False},
+           "a failure rolls the whole group back to its coordinated checkpoint",
+           "seed 003 §3.1, Fig. 5 lines 44–49",
+           ("NoLostMessage", "NoOrphan", "Termination", "FailureFreeEquivalence", "NoDuplicateDelivery")),
 )}
 
 

@@ -1,0 +1,103 @@
+"""The send-deterministic protocol's own properties (seed 003 §3.2).
+
+- **CausalReplayOrder** — a message is never delivered before a message it
+  causally depends on: no process delivers a message whose causal past holds a
+  send of its own group that the group's re-execution has not made again
+  (§3.2: "si l'émission d'un message m' dépend de la réception d'un message m,
+  il faut s'assurer que m' ne sera pas renvoyé avant la réception du message
+  m"). The causal past of a message is counted, per process, in sends
+  (a vector clock over send events) by the checker, apart from the protocol.
+  Only the receiver's group in the receiver's incarnation (restart epoch) is
+  judged: a survivor may hold orphans of another group, since
+  send-determinism re-creates them (§2.3), and a member the rollback has not
+  reached yet delivers in a history the rollback discards.
+- **RestartTermination** — every restart ends (Fig. 6 lines 23–24, Fig. 5
+  lines 60–64): when a run ends, no process is restarting, no restart process
+  holds messages, and no process still counts a group as restarting or holds
+  buffered messages for it.
+"""
+from __future__ import annotations
+
+from checker.invariants import Property, Violation, register
+
+PROTOCOLS = ("send-deterministic",)
+
+
+def _sends(ghost) -> int:
+    return sum(len(s) for s in ghost.sent)
+
+
+def _clocks(judge) -> dict:
+    """(src, dst, k, payload) -> sends per process in the message's causal past.
+    The payload digests its sender's reception sequence (checker/model.py), so
+    the key determines the past, whatever path reached it."""
+    c = getattr(judge, "_sd_clocks", None)
+    if c is None:
+        c = judge._sd_clocks = {}
+    return c
+
+
+def causal_transition(judge, before, action, after, obs):
+    sysm, w = judge.sys, judge.w
+    n, clocks = sysm.n, _clocks(judge)
+    for o in obs:
+        if o[0] == "sent":
+            _, p, dst, k, payload = o
+            gh = after.procs[p].ghost
+            v = [0] * n
+            for src in range(n):
+                for k2, pay2 in gh.delivered[src]:
+                    past = clocks.get((src, p, k2, pay2))
+                    if past:
+                        v = [max(a, b) for a, b in zip(v, past)]
+            v[p] = _sends(gh)
+            clocks[(p, dst, k, payload)] = tuple(v)
+        elif o[0] == "delivered":
+            _, r, src, k, payload, _hist = o
+            past = clocks.get((src, r, k, payload))
+            if past is None:
+                continue
+            epoch = after.procs[r].vol.epoch
+            for q in sysm.ctx.group(r):
+                qv = after.procs[q].vol
+                if not past[q] or qv is None or qv.epoch != epoch or qv.Status == "await":
+                    continue  # q is down or r, about to roll back, delivers in a discarded history
+                done = _sends(after.procs[q].ghost)
+                if after.failures:
+                    w["causal_deliveries_checked_after_failure"] += 1
+                if past[q] > done:
+                    label = sysm.workload.labels.get((src, r, k), f"#{k} from P{src}")
+                    return Violation("CausalReplayOrder",
+                                     f"P{r} delivers {label}, which causally follows send {past[q]} of P{q} of "
+                                     f"its own group, but P{q}'s re-execution has made only {done} sends: "
+                                     f"a replayed message overtook its cause",
+                                     {"receiver": r, "sender": src, "k": k, "depends_on": q,
+                                      "sends_needed": past[q], "sends_made": done})
+    return None
+
+
+def restart_terminal(judge, s):
+    for p, pr in enumerate(s.procs):
+        vol = pr.vol
+        if vol is None:
+            continue
+        if vol.Status != "run" or vol.rp is not None or vol.Redemarrage or vol.PasEnvoyes:
+            return Violation("RestartTermination",
+                             f"the run ends with P{p} still {vol.Status}, counting groups "
+                             f"{sorted(vol.Redemarrage)} as restarting, {len(vol.PasEnvoyes)} buffered messages"
+                             + (" and a restart process" if vol.rp is not None else ""),
+                             {"process": p, "status": vol.Status, "restarting": sorted(vol.Redemarrage),
+                              "buffered": len(vol.PasEnvoyes)})
+    if s.failures:
+        judge.w["terminal_states_every_restart_ended"] += 1
+    return None
+
+
+register(
+    Property("CausalReplayOrder",
+             "seed 003 §3.2: no process delivers a message causally after a send of its own group that the "
+             "group's re-execution has not made again", PROTOCOLS, transition=causal_transition),
+    Property("RestartTermination",
+             "seed 003 Fig. 5–6: every restart ends; no process is left restarting, counting a group as "
+             "restarting or buffering messages for it", PROTOCOLS, terminal=restart_terminal),
+)

@@ -1,0 +1,472 @@
+"""The send-deterministic hierarchical protocol with phases (seed 003,
+Guermouche & Ropars, RenPar 2011, §3 with Figures 5 and 6).
+
+Coordinated checkpoints inside each group (§3.1), sender-based logging of the
+messages between groups with their (destination, date, phase) and no
+determinant (Fig. 5 lines 11–18): send-determinism (§2.3) re-creates the
+orphan messages, and **phases** (lines 20–27, §3.2) keep the replay causal.
+After a failure the whole group restarts (lines 44–49); the other groups send
+the logged messages after the restart date to the group's *restart process*
+and report the phases of the orphans they hold (lines 51–58), buffer their new
+messages to the group and flush them at the end of the restart (lines 15–16,
+60–64). The restart process (Fig. 6) replays a phase once no lower phase still
+waits for an orphan. Acknowledgements collect the logs (lines 29–31, 40–42).
+
+Readings chosen where the printed pseudo-code is inconsistent or silent (each
+is marked ``# reading:`` at its place):
+
+1. Line 14 logs ``(P_j, Date, Phase, msg)`` and line 16 buffers without the
+   destination: both store the destination and the date and phase just taken.
+2. Line 42 deletes from ``Enregistres_j``: it is the acknowledged sender's own
+   log ``Enregistres_i`` (the receiver's log is out of its reach).
+3. Line 53 compares the sender's dates with the restarting process's ``Date``,
+   a different clock (dates count each process's own events, line 12 and 28):
+   the restart message carries both the restored ``Date`` (for the orphans of
+   line 56, which are on the restarting process's clock) and ``RPP[j].Maxdate``
+   restored from the checkpoint (line 37) for the logged messages to re-send.
+4. Lines 55–58 run per restart message, i.e. once per restarting process
+   ``p_k``; the restart process waits for one notification per (process of
+   another group, restarting process) pair. ``NbOrphPhase`` counts orphan
+   *messages* (Fig. 6 line 1 says processes, but line 34 decrements once per
+   orphan message); the decrement uses the phase recorded at line 25 — the
+   phase counted at line 57 — so the two counts always match.
+5. Fig. 6 line 20 releases phases only after every notification arrived
+   (line 11), also when started by line 17; released messages leave
+   ``Enregistrés``.
+6. ``FinRedemarrage`` goes from the restart process to the group's members,
+   behind their replayed messages on the same channel, and each member
+   forwards it to the other groups, which flush their buffer for that member
+   (lines 60–63) and drop the group from ``Redemarrage`` once every member
+   has (line 64). Sent by the restart process straight to the other groups, a
+   flushed message could overtake a replayed one from the same sender and
+   break line 21's date test (MPI non-overtaking).
+7. Stale messages: every header carries the epoch of the destination's group
+   as its sender knows it. A message sent to a restarting process before its
+   sender heard of the restart is dropped: it is logged, so line 54 re-sends
+   it. Buffered messages are flushed with their own date and phase (line 62
+   writes ``Date_i, Phase_i``, the sender's current ones).
+8. Group checkpoints are a blocking coordinated wave (§3.1 only says
+   "coordinated"): the leader marks its peers, internal sends stop, each
+   member checkpoints once every peer's mark arrived (FIFO: internal channels
+   are empty), the leader commits when all are done. A restarted member asks
+   the leader, which owns the committed line and the epoch, to restart the
+   group; it hosts the restart process. Acknowledgements (line 38) start at
+   the commit, not at the member's checkpoint: an uncommitted checkpoint may
+   still be abandoned.
+9. A "reception" (lines 20–28) is split as MPI splits it: the first-time test,
+   ``RPP`` and the acknowledgement when the packet arrives; the phase and date
+   updates (lines 22–23, 26–28) when the application's receive consumes the
+   message. Counted on arrival, dates would depend on arrival timing, and a
+   re-execution would not re-create the dates that lines 53 and 56 compare.
+10. An orphan (line 33) is reported only if re-sent by the sender group's
+   current incarnation (its epoch is in the header): one re-sent by an
+   incarnation that a newer restart discarded will be re-sent again.
+
+Limit: concurrent restarts of two groups that exchange messages are not
+covered. A process that crashes loses the ``Redemarrage`` it had received
+and the orphan report it sent is no longer true of its rolled-back state; the
+pseudo-code says nothing of this (§3.2 only launches one restart process per
+group), and with two failures rrcheck finds the resulting deadlock.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from typing import Any
+
+from protocols.base import (AppMsg, Checkpoint, Context, Deliver, Mail, Note, Packet,
+                            Protocol, Restore, Send, Step)
+
+RUN, RESTART, AWAIT = "run", "restart", "await"
+
+
+@dataclass(frozen=True, slots=True)
+class Saved:
+    """Fig. 5 line 37: (ImagePs_i, RPP_i, Enregistres_i, Phase_i, Date_i); the
+    image itself is the model's checkpoint."""
+
+    RPP: tuple
+    Enregistres: tuple
+    Phase: int
+    Date: int
+
+
+@dataclass(frozen=True, slots=True)
+class RestartProcess:
+    """Fig. 6 local variables, for one restart (epoch) of one group."""
+
+    epoch: int
+    Enregistres: tuple = ()      # (phase, dst, date, sender, msg): lines 2, 5–6
+    NbOrphPhase: tuple = ()      # ((phase, count), ...): line 1
+    notified: frozenset = frozenset()  # (process, restarting process) pairs heard (line 11)
+    expected: int = 0            # how many pairs there are
+    members: tuple = ()          # the processes that restart
+
+
+@dataclass(frozen=True, slots=True)
+class Vol:
+    Date: int = 1                # Fig. 5 line 3
+    Phase: int = 1               # line 3
+    Enregistres: tuple = ()      # line 5: (dst, date, phase, msg)
+    RPP: tuple = ()              # line 6: per sender (Maxdate, ((date, phase), ...))
+    RamasseMiette: tuple = ()    # line 8
+    PasEnvoyes: tuple = ()       # line 9: (dst, date, phase, msg)
+    Redemarrage: frozenset = frozenset()  # line 4: groups restarting
+    waiting: frozenset = frozenset()      # their restarting members, until FinRedemarrage (reading 6)
+    Status: str = RUN            # line 48
+    epoch: int = 0               # this group's restart epoch
+    wave: int = 0                # group checkpoint in progress (reading 8)
+    marks: frozenset = frozenset()
+    done: frozenset = frozenset()
+    taken: bool = False
+    rp: RestartProcess | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Stab:
+    ckpts: tuple = ()            # (cid, Saved)
+    line: int = 0                # committed group checkpoint
+    waves: int = 0               # waves issued (leader)
+    epoch: int = 0               # the group's epoch
+    known: tuple = ()            # per group: its last restart epoch heard of (reading 7)
+
+
+def _set(t: tuple, i: int, v: Any) -> tuple:
+    return t[:i] + (v,) + t[i + 1:]
+
+
+class SendDeterministic(Protocol):
+    name = "send-deterministic"
+    scope = "group"
+    source = "seed 003 §3, Fig. 5 and 6"
+    requires_send_determinism = True
+    RECOVERY_KINDS = frozenset({"failed", "rollback", "restart", "rp_log", "rp_orphans", "rp_no_orphan",
+                                "replay", "end"})
+    MESSAGE_KINDS = frozenset({"replay"})
+    KNOBS = {"phases": True, "restart_buffer": True, "gc_inclusive": False, "group_rollback": True}
+
+    # -- helpers ---------------------------------------------------------------
+    def leader(self, ctx: Context, p: int) -> int:
+        return min(ctx.group(p))
+
+    def coordinated_with(self, ctx: Context, p: int) -> tuple[int, ...]:
+        return ctx.group(p)
+
+    def initial(self, ctx: Context, p: int) -> tuple[Vol, Stab]:
+        saved = Saved(((0, ()),) * ctx.n, (), 1, 1)
+        known = (0,) * (max(ctx.group_of) + 1)
+        return self._fresh(ctx, saved, RUN, 0), Stab(ckpts=((0, saved),), known=known)
+
+    def _fresh(self, ctx: Context, s: Saved, status: str, epoch: int, gc: bool = False) -> Vol:
+        return Vol(s.Date, s.Phase, s.Enregistres, s.RPP, (gc,) * ctx.n, Status=status, epoch=epoch)
+
+    def recovering(self, ctx: Context, p: int, vol: Vol) -> bool:
+        return vol.Status != RUN or vol.rp is not None
+
+    def holdings(self, ctx: Context, p: int, vol: Vol, stab: Stab):
+        yield from (m for *_, m in vol.Enregistres)
+        yield from (m for *_, m in vol.PasEnvoyes)
+        if vol.rp is not None:
+            yield from (m for *_, m in vol.rp.Enregistres)
+
+    def describe(self, pkt: Packet) -> str:
+        """The header drawn on the diagram: date and phase of an application message."""
+        if pkt.kind == "app":
+            return f"date {pkt.hdr[0]}, phase {pkt.hdr[1]}"
+        if pkt.kind in ("replay", "rp_log"):
+            return f"date {pkt.hdr[1]}, phase {pkt.hdr[2]}"
+        return ""
+
+    # -- application send: Fig. 5 lines 11–18 ------------------------------------
+    def may_send(self, ctx: Context, p: int, vol: Vol, dst: int) -> bool:
+        if vol.Status == AWAIT:
+            return False
+        return not (vol.wave and ctx.internal(p, dst))  # silence during a group checkpoint
+
+    def may_match(self, ctx: Context, p: int, vol: Vol, mail: Mail) -> bool:
+        return vol.Status != AWAIT
+
+    def may_choose(self, ctx: Context, p: int, vol: Vol, k: int, choice: int) -> bool:
+        return vol.Status != AWAIT
+
+    def on_send(self, ctx: Context, p: int, vol: Vol, stab: Stab, msg: AppMsg) -> Step:
+        dst = msg.dst
+        date = vol.Date + 1                                        # line 12
+        vol = replace(vol, Date=date)
+        if ctx.internal(p, dst):
+            return Step(vol, stab, (Send(self._app(ctx, p, vol, stab, dst, date, vol.Phase, msg)),))
+        # reading 1: the destination, date and phase are logged with the message
+        vol = replace(vol, Enregistres=vol.Enregistres + ((dst, date, vol.Phase, msg),))   # lines 13–14
+        if self.restart_buffer and dst in vol.waiting:                                    # lines 15–16
+            return Step(replace(vol, PasEnvoyes=vol.PasEnvoyes + ((dst, date, vol.Phase, msg),)), stab,
+                        (Note("messages_buffered_during_restart"),))
+        return Step(vol, stab, (Send(self._app(ctx, p, vol, stab, dst, date, vol.Phase, msg)),))  # line 18
+
+    def _app(self, ctx: Context, p: int, vol: Vol, stab: Stab, dst: int, date: int, phase: int,
+             msg: AppMsg) -> Packet:
+        """(msg, Date, Phase, Groupe), the epoch of dst's group as p knows it, p's
+        committed line and p's own epoch (reading 7)."""
+        epoch = vol.epoch if ctx.internal(p, dst) else stab.known[ctx.group_of[dst]]
+        return Packet(p, dst, "app", (date, phase, ctx.group_of[p], epoch, stab.line, vol.epoch), msg)
+
+    # -- the wire ------------------------------------------------------------------
+    def on_packet(self, ctx: Context, p: int, vol: Vol, stab: Stab, pkt: Packet) -> Step:
+        kind = pkt.kind
+        if kind == "app":
+            return self._app_packet(ctx, p, vol, stab, pkt)
+        if kind == "replay":
+            e, date, phase, sender = pkt.hdr
+            if e != vol.epoch or vol.Status != RESTART:
+                return Step(vol, stab, (Note("stale_dropped"),))
+            return self._receive(ctx, p, vol, stab, sender, date, phase, pkt.msg, (Note("replayed_messages"),))
+        if kind == "ack":
+            return self._ack(ctx, p, vol, stab, pkt.src, pkt.hdr[0])
+        if kind in ("mark", "done", "commit"):
+            return self._wave(ctx, p, vol, stab, pkt)
+        if kind == "failed":
+            return self._group_restart(ctx, p, vol, stab, pkt.src)
+        if kind == "rollback":
+            e, line, members = pkt.hdr
+            if e <= vol.epoch and vol.Status != AWAIT:
+                return Step(vol, stab, (Note("stale_dropped"),))
+            return self._rollback(ctx, p, vol, stab, e, line, members)
+        if kind == "restart":
+            return self._on_restart_msg(ctx, p, vol, stab, pkt)
+        if kind == "end":
+            return self._on_end(ctx, p, vol, stab, pkt)
+        if kind in ("rp_log", "rp_orphans", "rp_no_orphan"):
+            return self._restart_process(ctx, p, vol, stab, pkt)
+        raise ValueError(f"{self.name}: unexpected packet {kind!r}")
+
+    def _app_packet(self, ctx: Context, p: int, vol: Vol, stab: Stab, pkt: Packet) -> Step:
+        date, phase, _, epoch, line, src_epoch = pkt.hdr
+        effects: tuple = ()
+        if epoch < vol.epoch and (self.group_rollback or not ctx.internal(p, pkt.src)):
+            # sent before its sender heard of this group's restart (reading 7)
+            return Step(vol, stab, (Note("stale_dropped"),))
+        if epoch > vol.epoch and ctx.internal(p, pkt.src) and self.group_rollback:
+            # a peer restarted and re-executes; the rollback itself is still on its way
+            vol, stab, effects = self._rollback(ctx, p, vol, stab, epoch, line, ctx.group(p))
+        return self._receive(ctx, p, vol, stab, pkt.src, date, phase, pkt.msg, effects, src_epoch)
+
+    def _receive(self, ctx: Context, p: int, vol: Vol, stab: Stab, j: int, date: int, phase: int,
+                 msg: AppMsg, effects: tuple = (), src_epoch: int | None = None) -> Step:
+        """Fig. 5 lines 20–34 on arrival; lines 22–23, 26–28 wait for the
+        application's receive (:meth:`on_match`)."""
+        other = not ctx.internal(p, j)
+        maxdate, seen = vol.RPP[j]
+        if date > maxdate or not other:                            # line 21 (RPP[j] is ⊥ inside the group)
+            out: tuple = ()
+            if other:                                              # lines 24–25
+                vol = replace(vol, RPP=_set(vol.RPP, j, (date, seen + ((date, phase),))))
+                if vol.RamasseMiette[j]:                           # lines 29–31
+                    out += (Send(Packet(p, j, "ack", (date,))), Note("acks_sent"))
+                    vol = replace(vol, RamasseMiette=_set(vol.RamasseMiette, j, False))
+            return Step(vol, stab, effects + out + (Deliver(Mail(msg, (date, phase, other))),))  # line 32
+        g = ctx.group_of[j]
+        if g not in vol.Redemarrage:
+            return Step(vol, stab, effects + (Note("duplicates_dropped"),))
+        if src_epoch != stab.known[g]:
+            # re-sent by an incarnation a newer restart of j's group discarded: it
+            # will be re-sent again, and counted by that restart (line 56)
+            return Step(vol, stab, effects + (Note("stale_dropped"),))
+        # line 33–34: an orphan re-sent by the re-execution; reading 4: its recorded phase
+        recorded = dict(seen).get(date, phase)
+        rp = self.leader(ctx, j)
+        return Step(vol, stab, effects + (
+            Send(Packet(p, rp, "rp_no_orphan", (stab.known[g], recorded))), Note("orphans_rereceived")))
+
+    def on_match(self, ctx: Context, p: int, vol: Vol, stab: Stab, mail: Mail) -> Step:
+        """Lines 22–23, 26–28 at the application's reception: a reception event
+        is the receive that consumes the message, so dates and phases do not
+        depend on when a packet happened to arrive (the re-execution must
+        re-create the dates of line 53 and 56)."""
+        _, phase, other = mail.hdr
+        out: tuple = ()
+        if self.phases:
+            if other and phase + 1 > vol.Phase:                    # line 23
+                out = (Note("phase_raised_by_other_group"),)
+            vol = replace(vol, Phase=max(vol.Phase, phase + 1 if other else phase))   # lines 23, 27
+        return Step(replace(vol, Date=vol.Date + 1), stab, out)   # line 28
+
+    # -- garbage collection: lines 36–42 -----------------------------------------
+    def _ack(self, ctx: Context, p: int, vol: Vol, stab: Stab, j: int, maxdate: int) -> Step:
+        # reading 2: p deletes from its own log the messages to P_j dated before MaxDate
+        keep = tuple(e for e in vol.Enregistres if e[0] != j or
+                     not (e[1] <= maxdate if self.gc_inclusive else e[1] < maxdate))
+        gone = len(vol.Enregistres) - len(keep)
+        return Step(replace(vol, Enregistres=keep), stab, (Note("logged_messages_collected"),) * bool(gone))
+
+    # -- group checkpoints (reading 8) -------------------------------------------
+    def internal(self, ctx: Context, p: int, vol: Vol, stab: Stab, may_checkpoint: bool) -> tuple:
+        if (may_checkpoint and p == self.leader(ctx, p) and vol.Status == RUN and vol.rp is None
+                and not vol.wave):
+            return ("checkpoint",)
+        return ()
+
+    def on_internal(self, ctx: Context, p: int, vol: Vol, stab: Stab, label: Any) -> Step:
+        if label != "checkpoint":
+            return super().on_internal(ctx, p, vol, stab, label)
+        w = stab.waves + 1
+        stab = replace(stab, waves=w)
+        vol = replace(vol, wave=w)
+        out = tuple(Send(Packet(p, q, "mark", (vol.epoch, w))) for q in ctx.peers(p))
+        return self._advance(ctx, p, vol, stab, out)
+
+    def _wave(self, ctx: Context, p: int, vol: Vol, stab: Stab, pkt: Packet) -> Step:
+        e, w = pkt.hdr
+        if e != vol.epoch or vol.Status == AWAIT:
+            return Step(vol, stab, (Note("stale_dropped"),))
+        out: tuple = ()
+        if pkt.kind == "mark":
+            if not vol.wave:
+                vol = replace(vol, wave=w)
+                out = tuple(Send(Packet(p, q, "mark", (e, w))) for q in ctx.peers(p))
+            vol = replace(vol, marks=vol.marks | {pkt.src})
+        elif pkt.kind == "done":
+            vol = replace(vol, done=vol.done | {pkt.src})
+        else:  # commit
+            return Step(self._end_wave(ctx, vol), replace(stab, line=w))
+        return self._advance(ctx, p, vol, stab, out)
+
+    def _advance(self, ctx: Context, p: int, vol: Vol, stab: Stab, out: tuple) -> Step:
+        peers, lead = frozenset(ctx.peers(p)), self.leader(ctx, p)
+        w = vol.wave
+        if not vol.taken and vol.marks >= peers:
+            # every peer is silent towards p: its checkpoint, line 37
+            saved = Saved(vol.RPP, vol.Enregistres, vol.Phase, vol.Date)
+            stab = replace(stab, ckpts=stab.ckpts + ((w, saved),))
+            vol = replace(vol, taken=True)
+            out += (Checkpoint(w),)
+            if p == lead:
+                vol = replace(vol, done=vol.done | {p})
+            else:
+                out += (Send(Packet(p, lead, "done", (vol.epoch, w))),)
+        if p == lead and vol.done >= frozenset(ctx.group(p)):
+            out += tuple(Send(Packet(p, q, "commit", (vol.epoch, w))) for q in peers)
+            return Step(self._end_wave(ctx, vol), replace(stab, line=w), out)
+        return Step(vol, stab, out)
+
+    def _end_wave(self, ctx: Context, vol: Vol) -> Vol:
+        # line 38 at the commit (reading 8)
+        return replace(vol, wave=0, marks=frozenset(), done=frozenset(), taken=False,
+                       RamasseMiette=(True,) * ctx.n)
+
+    # -- failure: lines 44–49 -------------------------------------------------------
+    def on_restart(self, ctx: Context, p: int, stab: Stab) -> Step:
+        lead = self.leader(ctx, p)
+        if p == lead:
+            return self._group_restart(ctx, p, None, stab, p)
+        # a member restores its committed checkpoint and asks the leader to restart the group
+        vol = self._fresh(ctx, dict(stab.ckpts)[stab.line], AWAIT, stab.epoch)
+        return Step(vol, stab, (Restore(stab.line), Send(Packet(p, lead, "failed", (stab.epoch,)))))
+
+    def _group_restart(self, ctx: Context, p: int, vol: Vol | None, stab: Stab, failed: int) -> Step:
+        """At the leader: a new epoch; every P of the group (line 46) rolls back to
+        the committed line, and the leader starts the restart process (§3.2)."""
+        e = max(stab.epoch, vol.epoch if vol else 0) + 1
+        members = ctx.group(p) if self.group_rollback else (failed,)  # mutant: the failed one alone
+        if p in members:
+            vol, stab, out = self._rollback(ctx, p, vol, replace(stab, epoch=e), e, stab.line, members)
+        else:
+            out = ()
+        rp = RestartProcess(e, members=members, expected=len(members) * (ctx.n - len(ctx.group(p))))
+        out += tuple(Send(Packet(p, q, "rollback", (e, stab.line, members))) for q in members if q != p)
+        if rp.expected:
+            return Step(replace(vol, rp=rp), stab, out)
+        vol, stab, more = self._notification_phases(ctx, p, vol, stab, rp)  # no other group to hear from
+        return Step(vol, stab, out + more)
+
+    def _rollback(self, ctx: Context, p: int, vol: Vol | None, stab: Stab, e: int, line: int,
+                  members: tuple) -> Step:
+        """Lines 45–49 at one member: restore, Status ← Redemarrage, tell the other groups."""
+        vol2 = self._fresh(ctx, dict(stab.ckpts)[line], RESTART, e, gc=line > 0)
+        if vol is not None:  # what p knows of other groups' restarts is not rolled back
+            vol2 = replace(vol2, Redemarrage=vol.Redemarrage, waiting=vol.waiting, rp=vol.rp)
+        stab = replace(stab, line=line, epoch=e)
+        out: list = [Restore(line)]
+        for q in range(ctx.n):
+            if not ctx.internal(p, q):
+                # reading 3: the restored Date, and what p had received from q at the line
+                out.append(Send(Packet(p, q, "restart", (e, vol2.Date, vol2.RPP[q][0], members))))
+        return Step(vol2, stab, tuple(out))
+
+    # -- at the other groups: lines 51–58 and 60–64 ------------------------------------
+    def _on_restart_msg(self, ctx: Context, p: int, vol: Vol, stab: Stab, pkt: Packet) -> Step:
+        e, date_re, maxdate, members = pkt.hdr
+        k = pkt.src
+        g = ctx.group_of[k]
+        if e < stab.known[g]:
+            return Step(vol, stab, (Note("stale_dropped"),))
+        if e > stab.known[g]:  # a new restart of group g: line 52
+            stab = replace(stab, known=_set(stab.known, g, e))
+            vol = replace(vol, Redemarrage=vol.Redemarrage | {g}, waiting=vol.waiting | frozenset(members))
+        rp = self.leader(ctx, k)
+        # lines 53–54; what p buffered for k is logged too, so it goes with them
+        vol = replace(vol, PasEnvoyes=tuple(x for x in vol.PasEnvoyes if x[0] != k))
+        out = [Send(Packet(p, rp, "rp_log", (e, date, phase), m))
+               for dst, date, phase, m in vol.Enregistres if dst == k and date > maxdate]
+        # lines 55–57: the phases of the orphans p holds from k (reading 4: with multiplicity)
+        phases = tuple(ph for d, ph in vol.RPP[k][1] if d > date_re)
+        out.append(Send(Packet(p, rp, "rp_orphans", (e, k, phases))))          # line 58
+        notes = ((Note("logged_messages_resent"),) if len(out) > 1 else ()) + \
+            ((Note("orphan_phases_reported"),) if phases else ())
+        return Step(vol, stab, tuple(out) + notes)
+
+    def _on_end(self, ctx: Context, p: int, vol: Vol, stab: Stab, pkt: Packet) -> Step:
+        (e,) = pkt.hdr
+        k = pkt.src
+        if ctx.internal(p, k):  # from the restart process: p's restart is over (reading 6)
+            if e != vol.epoch or vol.Status != RESTART:
+                return Step(vol, stab, (Note("stale_dropped"),))
+            vol = replace(vol, Status=RUN)
+            out = tuple(Send(Packet(p, q, "end", (e,))) for q in range(ctx.n) if not ctx.internal(p, q))
+            return Step(vol, stab, out + (Note("restarts_ended"),))
+        g = ctx.group_of[k]
+        if e != stab.known[g] or k not in vol.waiting:
+            return Step(vol, stab, (Note("stale_dropped"),))
+        # lines 60–63 for member k; reading 7: each buffered message with its own date and phase
+        out = tuple(Send(self._app(ctx, p, vol, stab, d, date, phase, m))
+                    for d, date, phase, m in vol.PasEnvoyes if d == k)
+        vol = replace(vol, PasEnvoyes=tuple(x for x in vol.PasEnvoyes if x[0] != k), waiting=vol.waiting - {k})
+        if not any(ctx.group_of[x] == g for x in vol.waiting):                   # line 64
+            vol = replace(vol, Redemarrage=vol.Redemarrage - {g})
+        return Step(vol, stab, out + ((Note("buffered_messages_flushed"),) if out else ()))
+
+    # -- the restart process: Fig. 6 ------------------------------------------------
+    def _restart_process(self, ctx: Context, p: int, vol: Vol, stab: Stab, pkt: Packet) -> Step:
+        rp = vol.rp
+        if rp is None or pkt.hdr[0] != rp.epoch:
+            return Step(vol, stab, (Note("stale_dropped"),))
+        if pkt.kind == "rp_log":                                                 # lines 5–6
+            _, date, phase = pkt.hdr
+            rp = replace(rp, Enregistres=rp.Enregistres + ((phase, pkt.msg.dst, date, pkt.src, pkt.msg),))
+            return Step(replace(vol, rp=rp), stab)
+        counts = dict(rp.NbOrphPhase)
+        if pkt.kind == "rp_orphans":                                             # lines 8–12
+            _, k, phases = pkt.hdr
+            for ph in phases:
+                counts[ph] = counts.get(ph, 0) + 1
+            rp = replace(rp, notified=rp.notified | {(pkt.src, k)})
+        else:                                                                    # lines 14–17
+            _, ph = pkt.hdr
+            counts[ph] = counts.get(ph, 0) - 1
+            assert counts[ph] >= 0, "an orphan reported twice"
+        rp = replace(rp, NbOrphPhase=tuple(sorted(counts.items())))
+        if len(rp.notified) < rp.expected:  # reading 5
+            return Step(replace(vol, rp=rp), stab)
+        return self._notification_phases(ctx, p, vol, stab, rp)
+
+    def _notification_phases(self, ctx: Context, p: int, vol: Vol, stab: Stab, rp: RestartProcess) -> Step:
+        """Fig. 6 lines 19–24."""
+        waiting = [ph for ph, c in rp.NbOrphPhase if c > 0]
+        low = min(waiting) if waiting else None
+        go = tuple(x for x in sorted(rp.Enregistres, key=lambda x: x[:4]) if low is None or x[0] <= low)
+        out = [Send(Packet(p, dst, "replay", (rp.epoch, date, phase, sender), m))
+               for phase, dst, date, sender, m in go]
+        held = len(rp.Enregistres) - len(go)
+        rp = replace(rp, Enregistres=tuple(x for x in rp.Enregistres if x not in go))
+        notes: tuple = (Note("replays_held_for_orphans"),) if held else ()
+        if not waiting:                                                          # lines 23–24
+            out += [Send(Packet(p, q, "end", (rp.epoch,))) for q in rp.members]
+            return Step(replace(vol, rp=None), stab, tuple(out) + notes)
+        return Step(replace(vol, rp=rp), stab, tuple(out) + notes)
