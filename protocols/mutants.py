@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from protocols.app_level import AppLevel
 from protocols.base import Protocol
 from protocols.coordinated import BlockingCoordinated, ChandyLamport
 from protocols.correlated_set import CorrelatedSet
@@ -18,6 +19,7 @@ PROTOCOLS: dict[str, type[Protocol]] = {
     "chandy-lamport": ChandyLamport,
     "sbml": SenderBased,
     "correlated-set": CorrelatedSet,
+    "app-level": AppLevel,
 }
 
 
@@ -59,6 +61,23 @@ MUTANTS: dict[str, Mutant] = {m.name: m for m in (
            "independent checkpoints need logs, or rollbacks cascade (domino effect)",
            "seed 000 §2.1 (\"a domino effect can force all checkpoints to be discarded\")",
            ("NoLostMessage", "NoOrphan", "Termination", "FailureFreeEquivalence")),
+    Mutant("app-level/no-late-logging", "app-level", {"log_late": False},
+           "late messages are recorded at the receiver and replayed from the log on recovery",
+           "seed 001, \"Late Messages\", \"Handling Late Messages\"",
+           ("NoLostMessage", "Theorem1", "Termination")),
+    Mutant("app-level/no-early-suppression", "app-level", {"suppress_early": False},
+           "the re-sends of early messages are suppressed on recovery",
+           "seed 001, \"Early Messages\", \"Handling Early Messages\"", ("NoDuplicateDelivery",)),
+    Mutant("app-level/no-nondet-logging", "app-level", {"log_nondet": False},
+           "non-deterministic events are logged during the logging phase and replayed on recovery",
+           "seed 001, \"Difficulties in recovery (II)\", \"Mechanism: The Log\"",
+           ("NoOrphan", "FailureFreeEquivalence")),
+    Mutant("app-level/early-ready-to-stop", "app-level", {"ready_after_late": False},
+           "Ready_to_stop_logging is sent only after receiving all late messages",
+           "seed 001, \"Log-End Line\"", ("LogEndNoLateCrossing", "NoLostMessage", "Theorem1")),
+    Mutant("app-level/no-stop-on-logged-sender", "app-level", {"stop_on_stopped_sender": False},
+           "a process stops logging when it receives a message from a process that stopped logging",
+           "seed 001, \"Log-End Line\"", ("LogEndNoBackwardCrossing",)),
 )}
 
 
