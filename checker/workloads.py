@@ -224,13 +224,23 @@ def c3_epochs(n: int = 2, nodes: int = 2) -> Workload:
                     "001, Possible Types of Messages", fifo=False, labels=labels)
 
 
+def c3_two_epochs(n: int = 2, nodes: int = 2) -> Workload:
+    """Seed 001, "The Global View": two checkpoints of P0 and two sites of P1
+    make two successive epochs, with a message in each (m1 from P0 in epoch 1,
+    m2 back to P0 in epoch 2 or late)."""
+    progs = ((SITE, send(1), SITE, recv(1)), (SITE, recv(0), SITE, send(0)))
+    return Workload("c3_two_epochs", progs, DETERMINISTIC, (0, 1),
+                    "seed 001: two successive epochs with a message in each",
+                    "001, The Global View", fifo=False, labels={(0, 1, 0): "m1", (1, 0, 0): "m2"})
+
+
 def c3_collectives(n: int = 2, nodes: int = 2) -> Workload:
     """Seed 001, "Collective Communication": a reduce to P1 (single receiver),
     a bcast from P0 (single sender), an all-to-all and a barrier, between the
     checkpoint sites of two processes, so that each call may fall before a
     checkpoint, inside a log or after it."""
-    progs = ((SITE, coll("reduce", 1), coll("bcast", 0), SITE, coll("alltoall"), coll("barrier")),
-             (coll("reduce", 1), SITE, coll("bcast", 0), coll("alltoall"), SITE, coll("barrier")))
+    progs = ((SITE, coll("reduce", 1), coll("bcast", 0), SITE, coll("alltoall"), coll("barrier"), send(1)),
+             (SITE, coll("reduce", 1), coll("bcast", 0), SITE, coll("alltoall"), SITE, coll("barrier"), recv(0)))
     return Workload("c3_collectives", progs, DETERMINISTIC, (0, 1),
                     "seed 001: one collective of each class around application-level checkpoints",
                     "001, Collective Communication", fifo=False)
@@ -243,15 +253,16 @@ def c3_any_source(n: int = 3, nodes: int = 3) -> Workload:
     progs = ((SITE, recv(ANY), recv(ANY), send(1)), (send(0), SITE, recv(0)), (send(0), SITE))
     return Workload("c3_any_source", progs, NON_DETERMINISTIC, (0, 1, 2),
                     "seed 001: an ANY_SOURCE order logged during the logging phase",
-                    "001, Mechanism: The Log", fifo=False)
+                    "001, Mechanism: The Log")
 
 
 WORKLOADS: dict[str, Callable[..., Workload]] = {
     "ring": ring, "exchange": exchange, "any_source_race": any_source_race, "reduce": reduce,
     "master_worker": master_worker, "pingpong": pingpong, "fig1": fig1, "fig2": fig2, "theorem2": theorem2,
-    "pairs": pairs, "c3_epochs": c3_epochs, "c3_collectives": c3_collectives, "c3_any_source": c3_any_source,
+    "pairs": pairs, "c3_epochs": c3_epochs, "c3_collectives": c3_collectives,
+    "c3_two_epochs": c3_two_epochs, "c3_any_source": c3_any_source,
 }
-FIXED = {"fig1", "fig2", "theorem2", "pairs", "c3_epochs", "c3_collectives", "c3_any_source"}  # executions drawn in a paper: fixed size and placement
+FIXED = {"fig1", "fig2", "theorem2", "pairs", "c3_epochs", "c3_collectives", "c3_any_source", "c3_two_epochs"}  # executions drawn in a paper: fixed size and placement
 
 
 def make(name: str, procs: int | None = None, nodes: int | None = None) -> Workload:

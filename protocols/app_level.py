@@ -367,7 +367,8 @@ class AppLevel(Protocol):
 
     # -- recovery: "The Global View", "Possible Types of Messages" -------------
     def on_restart(self, ctx: Context, p: int, stab: Stab) -> Step:
-        return self._rollback(ctx, p, None, stab, (stab.rec[0] + 1, p), stab.line, True)
+        vol, stab, out = self._rollback(ctx, p, None, stab, (stab.rec[0] + 1, p), stab.line, True)
+        return Step(vol, stab, (Note(f"recoveries_to_line_{stab.line}"),) + out)
 
     def _reachable(self, vol: Vol, stab: Stab, line: int) -> bool:
         return line <= stab.line or (vol.logging and vol.epoch == line)
