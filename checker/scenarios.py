@@ -67,6 +67,14 @@ DEFAULTS: dict[str, tuple[Scenario, ...]] = {
         Scenario("ring", 2, 1, note="node crash"),
         Scenario("pingpong", 2, 2),
     ),
+    "app-level": (
+        Scenario("c3_epochs", at_sites=True, crash_kinds=("process",),
+                 note="seed 001: late, early, intra-epoch messages, a nondet choice, a Log-End line"),
+        Scenario("c3_two_epochs", checkpoints=2, at_sites=True, crash_kinds=("process",),
+                 note="seed 001: two successive epochs, a failure in either"),
+        Scenario("c3_collectives", checkpoints=2, at_sites=True, crash_kinds=("process",),
+                 note="seed 001: reduce, bcast, alltoall and barrier around two lines"),
+    ),
 }
 
 # Beyond the default test run (pytest -m slow, a minute or two each). Two
@@ -76,6 +84,9 @@ SLOW: dict[str, tuple[Scenario, ...]] = {
     "correlated-set": (Scenario("theorem2", checkpoints=0, note="two sets of two, node and process crashes"),),
     "sbml": (Scenario("any_source_race", 3, 2),),
     "coordinated": (Scenario("any_source_race", 3, 3, crash_kinds=("process",)),),
+    "app-level": (Scenario("c3_any_source", at_sites=True, crash_kinds=("process",),
+                           note="seed 001: an ANY_SOURCE order replayed from the log, three processes"),
+                  Scenario("c3_epochs", checkpoints=2, at_sites=True, crash_kinds=("process",))),
 }
 
 MUTANT_SCENARIOS: dict[str, Scenario] = {
@@ -87,6 +98,11 @@ MUTANT_SCENARIOS: dict[str, Scenario] = {
     "sbml/no-event-logging": Scenario("fig1", checkpoints=0, crash_kinds=("process",)),
     "sbml/no-duplicate-suppression": Scenario("pingpong", checkpoints=0, crash_kinds=("process",)),
     "uncoordinated/no-logging": Scenario("fig1", crash_kinds=("process",)),
+    "app-level/no-late-logging": Scenario("c3_two_epochs", at_sites=True, crash_kinds=("process",)),
+    "app-level/no-early-suppression": Scenario("c3_epochs", at_sites=True, crash_kinds=("process",)),
+    "app-level/no-nondet-logging": Scenario("c3_epochs", at_sites=True, crash_kinds=("process",)),
+    "app-level/early-ready-to-stop": Scenario("c3_two_epochs", at_sites=True, crash_kinds=("process",)),
+    "app-level/no-stop-on-logged-sender": Scenario("c3_epochs", at_sites=True, crash_kinds=("process",)),
 }
 
 
