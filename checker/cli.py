@@ -26,7 +26,8 @@ KEY_WITNESSES = ("rollbacks", "survivor_rollbacks", "crashes", "node_crashes", "
                  "in_transit_at_recovery_line", "orphan_situations", "orphans_regenerated_identically",
                  "theorem1_lines_checked", "theorem1_internal_messages", "replayed_receptions",
                  "logged_messages_resent", "duplicates_dropped", "in_transit_recorded", "in_transit_restored",
-                 "terminal_states_after_failure")
+                 "terminal_states_after_failure", "late_messages_logged", "late_messages_replayed",
+                 "early_messages_recorded", "early_resends_suppressed", "intra_epoch_messages", "collectives_from_log")
 
 
 def main(argv: list[str] | None = None) -> int:

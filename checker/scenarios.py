@@ -72,8 +72,8 @@ DEFAULTS: dict[str, tuple[Scenario, ...]] = {
                  note="seed 001: late, early, intra-epoch messages, a nondet choice, a Log-End line"),
         Scenario("c3_two_epochs", checkpoints=2, at_sites=True, crash_kinds=("process",),
                  note="seed 001: two successive epochs, a failure in either"),
-        Scenario("c3_collectives", checkpoints=2, at_sites=True, crash_kinds=("process",),
-                 note="seed 001: reduce, bcast, alltoall and barrier around two lines"),
+        Scenario("c3_collectives", at_sites=True, crash_kinds=("process",),
+                 note="seed 001: reduce, bcast, alltoall and barrier before a checkpoint, inside a log, after it"),
     ),
 }
 
@@ -86,7 +86,8 @@ SLOW: dict[str, tuple[Scenario, ...]] = {
     "coordinated": (Scenario("any_source_race", 3, 3, crash_kinds=("process",)),),
     "app-level": (Scenario("c3_any_source", at_sites=True, crash_kinds=("process",),
                            note="seed 001: an ANY_SOURCE order replayed from the log, three processes"),
-                  Scenario("c3_epochs", checkpoints=2, at_sites=True, crash_kinds=("process",))),
+                  Scenario("c3_epochs", checkpoints=2, at_sites=True, crash_kinds=("process",)),
+                  Scenario("c3_collectives", checkpoints=2, at_sites=True, crash_kinds=("process",))),
 }
 
 MUTANT_SCENARIOS: dict[str, Scenario] = {
