@@ -262,7 +262,8 @@ WORKLOADS: dict[str, Callable[..., Workload]] = {
     "pairs": pairs, "c3_epochs": c3_epochs, "c3_collectives": c3_collectives,
     "c3_two_epochs": c3_two_epochs, "c3_any_source": c3_any_source,
 }
-FIXED = {"fig1", "fig2", "theorem2", "pairs", "c3_epochs", "c3_collectives", "c3_any_source", "c3_two_epochs"}  # executions drawn in a paper: fixed size and placement
+FIXED = {"fig1", "fig2", "theorem2", "pairs",  # executions drawn in a paper: fixed size and placement
+         "c3_epochs", "c3_collectives", "c3_any_source", "c3_two_epochs"}
 
 
 def make(name: str, procs: int | None = None, nodes: int | None = None) -> Workload:

@@ -105,11 +105,6 @@ def stopped(epoch: int, logging: bool, k: int) -> bool:
     return epoch > k or (epoch == k and not logging)
 
 
-def app_header(pkt: Packet) -> tuple:
-    """(rec, line, epoch, logging, ID) of an application packet."""
-    return pkt.hdr
-
-
 def _add(t: tuple, i: int, x) -> tuple:
     return t[:i] + (t[i] | {x},) + t[i + 1:]
 
