@@ -73,6 +73,8 @@ def test_invariants_app_level_collectives(checked):
 @pytest.mark.parametrize("prop,mutant", [
     ("LogEndNoLateCrossing", "app-level/early-ready-to-stop"),
     ("LogEndNoBackwardCrossing", "app-level/no-stop-on-logged-sender"),
+    ("NoLostMessage", "app-level/no-late-logging"),  # the "lost message"
+    ("NoLostMessage", "app-level/early-ready-to-stop"),
 ])
 def test_invariants_app_level_log_end_rule_alone_catches(checked, prop, mutant):
     r = checked("app-level", MUTANT_SCENARIOS[mutant], mutant, properties=(prop,)).result
