@@ -198,7 +198,8 @@ class System:
                 else:  # site
                     acts.append(("step", p))
             may_ckpt = pr.ckpts < self.bounds.checkpoints and (
-                not self.bounds.checkpoint_at_sites or (pr.pc < len(prog) and prog[pr.pc][0] == "site"))
+                not (self.bounds.checkpoint_at_sites or proto.at_sites)
+                or (pr.pc < len(prog) and prog[pr.pc][0] == "site"))
             for label in proto.internal(ctx, p, pr.vol, pr.stab, may_ckpt):
                 acts.append(("internal", p, label))
         j = self._joint_collective(s)

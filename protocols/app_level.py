@@ -129,6 +129,7 @@ class AppLevel(Protocol):
     scope = "all"
     source = "seed 001 (Pingali, C3 application-level checkpointing: The Protocol, Log-End Line, collectives)"
     RECOVERY_KINDS = frozenset({"rollback", "suppress"})
+    at_sites = True  # "Application-level checkpoints can only be taken at certain places"
     KNOBS = {"log_late": True, "suppress_early": True, "log_nondet": True,
              "ready_after_late": True, "stop_on_stopped_sender": True}
 

@@ -142,6 +142,7 @@ class Protocol:
     source: ClassVar[str] = ""
     RECOVERY_KINDS: ClassVar[frozenset[str]] = frozenset()
     KNOBS: ClassVar[dict[str, Any]] = {}
+    at_sites: ClassVar[bool] = False  # checkpoints only at a checkpoint_site (application level)
 
     def __init__(self, **knobs: Any) -> None:
         unknown = set(knobs) - set(self.KNOBS)
