@@ -187,3 +187,22 @@ def test_collective_is_one_call_of_every_process():
     s2, obs = system.step(s, ("coll_all", 0))
     assert [o[0] for o in obs].count("collective") == 2 and not any(s2.wire)
     assert failure_free(w).observed == W.DETERMINISTIC and failure_free(w).deadlocks == 0
+
+
+def test_invariants_app_level_node_crash_restarts_both():
+    """Both processes on one node fail together and restart, possibly from
+    different saved lines (one saved log 1, the other not yet): the newer
+    incarnation wins and everyone meets at a line both can reach."""
+    from dataclasses import replace as dc_replace
+
+    from checker.explore import explore
+    from checker.invariants import Judge
+    w = dc_replace(W.make("c3_two_epochs"), node_of=(0, 0))
+    system = System(AppLevel(), w, Bounds(failures=1, checkpoints=2, crash_kinds=("node",)))
+    r = explore(system, Judge(system, None, failure_free(w).finals))
+    assert r.verdict == "pass", r.violation
+    wt = r.witnesses
+    assert wt["node_crashes"] > 0 and wt["terminal_states_after_failure"] > 0
+    assert wt["equivalent_terminals_after_failure"] == wt["terminal_states_after_failure"]
+    for line in (0, 1, 2):
+        assert wt[f"recoveries_to_line_{line}"] > 0, line
