@@ -168,6 +168,10 @@ class AppLevel(Protocol):
     def on_site(self, ctx: Context, p: int, vol: Vol, stab: Stab) -> Step:
         """A process that got Chkpt_Ok checkpoints at its next available spot."""
         if p != INITIATOR and vol.ok == vol.epoch + 1:
+            if vol.replay:
+                # choice: a spot inside the log being replayed is not available
+                # yet, or the replayed events would be missing from the new log
+                return Step(vol, stab, (Note("checkpoints_deferred_past_replay"),))
             return self._checkpoint(ctx, p, vol, stab, vol.ok)
         return Step(vol, stab)
 
