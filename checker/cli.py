@@ -28,7 +28,9 @@ KEY_WITNESSES = ("rollbacks", "survivor_rollbacks", "crashes", "node_crashes", "
                  "logged_messages_resent", "duplicates_dropped", "in_transit_recorded", "in_transit_restored",
                  "terminal_states_after_failure", "phase_raised_by_other_group", "orphans_rereceived",
                  "replays_held_for_orphans", "replayed_messages", "messages_buffered_during_restart",
-                 "logged_messages_collected", "restarts_ended")
+                 "logged_messages_collected", "restarts_ended",
+                 "late_messages_logged", "late_messages_replayed",
+                 "early_messages_recorded", "early_resends_suppressed", "intra_epoch_messages", "collectives_from_log")
 
 
 def main(argv: list[str] | None = None) -> int:

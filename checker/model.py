@@ -10,7 +10,9 @@ Actions (the scheduler events, saved in counterexample files):
 match mail i of p's queue, ``("choose", p, c)`` a non-deterministic outcome,
 ``("deliver", src, dst, i)`` packet i of a channel (always 0 on FIFO),
 ``("internal", p, label)``, ``("crash", p)``, ``("crash_node", node)``,
-``("restart", p)``.
+``("restart", p)``; ``("coll_all", j)`` every process completes its j-th
+collective call together, ``("coll", p)`` p completes its call alone from a
+log (a protocol's :meth:`~protocols.base.Protocol.coll_local`).
 """
 from __future__ import annotations
 
@@ -20,7 +22,7 @@ from typing import Any
 from checker import ghost as G
 from checker.workloads import M32, Workload, mix
 from protocols.base import (ANY, AppMsg, Checkpoint, Context, Deliver, Mail, Note,
-                            Packet, Protocol, Restore, Send)
+                            Packet, Protocol, Restore, Send, COLLECTIVES, coll_sources)
 
 
 @dataclass(frozen=True, slots=True)
@@ -108,6 +110,12 @@ class Bounds:
                 "checkpoint_at_sites": self.checkpoint_at_sites}
 
 
+def _coll_acc(acc: int, op: tuple, inputs: tuple) -> int:
+    """A process's state after a collective call: its own state and the data
+    that flowed into it (none for a barrier, or for a reduce's non-root)."""
+    return mix(acc, 0xC0 + COLLECTIVES.index(op[1]), *inputs)
+
+
 def _image(pr: Proc) -> Image:
     return Image(pr.pc, pr.acc, pr.last_src, pr.mailbox, pr.ghost)
 
@@ -127,6 +135,9 @@ class System:
         self.n = n
         self.nodes = sorted(set(workload.node_of))
         self._handled: tuple = (None, {})
+        # the index of the collective call at each pc (collectives are matched by it)
+        self._coll_no = tuple(tuple(sum(1 for op in prog[:i] if op[0] == "coll") for i in range(len(prog) + 1))
+                              for prog in self.progs)
 
     # -- initial state --------------------------------------------------------
     def initial(self) -> State:
@@ -180,12 +191,19 @@ class System:
                     for c in range(op[1]):
                         if proto.may_choose(ctx, p, pr.vol, op[1], c):
                             acts.append(("choose", p, c))
+                elif kind == "coll":
+                    if proto.coll_local(ctx, p, pr.vol, op) is not None:
+                        acts.append(("coll", p))
                 else:  # site
                     acts.append(("step", p))
             may_ckpt = pr.ckpts < self.bounds.checkpoints and (
-                not self.bounds.checkpoint_at_sites or (pr.pc < len(prog) and prog[pr.pc][0] == "site"))
+                not (self.bounds.checkpoint_at_sites or proto.at_sites)
+                or (pr.pc < len(prog) and prog[pr.pc][0] == "site"))
             for label in proto.internal(ctx, p, pr.vol, pr.stab, may_ckpt):
                 acts.append(("internal", p, label))
+        j = self._joint_collective(s)
+        if j is not None:
+            acts.append(("coll_all", j))
         for c, ch in enumerate(s.wire):
             if ch:
                 src, dst = divmod(c, n)
@@ -207,6 +225,27 @@ class System:
                     if len(alive) >= 2 or (len(alive) == 1 and "process" not in self.bounds.crash_kinds):
                         acts.append(("crash_node", node))
         return acts
+
+    def _at_coll(self, s: State, p: int) -> bool:
+        pr, prog = s.procs[p], self.progs[p]
+        return pr.pc < len(prog) and prog[pr.pc][0] == "coll"
+
+    def _joint_collective(self, s: State) -> int | None:
+        """The index of the collective every process is calling now, if the
+        protocol lets them complete it together (never split into messages)."""
+        if not all(pr.alive and self._at_coll(s, p) for p, pr in enumerate(s.procs)):
+            return None
+        ops = {self.progs[p][pr.pc] for p, pr in enumerate(s.procs)}
+        nos = {self._coll_no[p][pr.pc] for p, pr in enumerate(s.procs)}
+        if len(ops) != 1 or len(nos) != 1:
+            return None
+        proto, ctx = self.protocol, self.ctx
+        op = ops.pop()
+        if any(proto.coll_local(ctx, p, pr.vol, op) is not None for p, pr in enumerate(s.procs)):
+            return None
+        if not proto.may_collect(ctx, tuple(proto.coll_header(ctx, p, pr.vol) for p, pr in enumerate(s.procs))):
+            return None
+        return nos.pop()
 
     # -- reductions (DESIGN §5: each keeps every terminal state) -----------------
     @staticmethod
@@ -268,6 +307,8 @@ class System:
         reachable (a stubborn set)."""
         if not self.ctx.fifo or not acts or not all(pr.alive for pr in s.procs):
             return acts
+        if any(self._at_coll(s, p) for p in range(self.n)):
+            return acts  # a collective is an action of every process
         n, wire = self.n, s.wire
         by: dict[int, list] = {}
         for a in acts:
@@ -294,6 +335,13 @@ class System:
         crash before it does, and that one was tried already."""
         if self.bounds.no_failure_during_recovery or s2.failures >= self.bounds.failures:
             return []
+        if a[0] == "coll_all":  # every process took part, and saw the others' data
+            out = [("crash", x) for x in range(self.n)] if "process" in self.bounds.crash_kinds else []
+            if "node" in self.bounds.crash_kinds:
+                out += [("crash_node", node) for node in self.nodes
+                        if sum(1 for p in range(self.n) if self.ctx.node_of[p] == node) >= 2
+                        or "process" not in self.bounds.crash_kinds]
+            return out
         x = self.actor(a)
         before, after = s.procs[x], s2.procs[x]
         if not after.alive:
@@ -363,6 +411,24 @@ class System:
                          ghost=G.record_choice(pr.ghost, c))
             procs[p] = pr
             self._apply(procs, wire, p, proto.on_choose(ctx, p, pr.vol, pr.stab, k, c), obs)
+        elif kind == "coll":
+            p = a[1]
+            pr = procs[p]
+            op = self.progs[p][pr.pc]
+            inputs = proto.coll_local(ctx, p, pr.vol, op)
+            procs[p] = pr.but(pc=pr.pc + 1, acc=_coll_acc(pr.acc, op, inputs))
+            obs.append(("collective", p, op, True))
+            self._apply(procs, wire, p, proto.on_collective(ctx, p, pr.vol, pr.stab, op, inputs, None), obs)
+        elif kind == "coll_all":
+            op = self.progs[0][s.procs[0].pc]
+            headers = tuple(proto.coll_header(ctx, p, pr.vol) for p, pr in enumerate(s.procs))
+            data = tuple(mix(pr.acc, pr.pc, 0xC011) for pr in s.procs)
+            for p in range(n):
+                pr = procs[p]
+                inputs = tuple(data[q] for q in coll_sources(op[1], op[2], p, n))
+                procs[p] = pr.but(pc=pr.pc + 1, acc=_coll_acc(pr.acc, op, inputs))
+                obs.append(("collective", p, op, False))
+                self._apply(procs, wire, p, proto.on_collective(ctx, p, pr.vol, pr.stab, op, inputs, headers), obs)
         elif kind == "deliver":
             src, dst, i = a[1], a[2], a[3]
             c = src * n + dst

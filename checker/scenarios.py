@@ -75,6 +75,14 @@ DEFAULTS: dict[str, tuple[Scenario, ...]] = {
         Scenario("reduce", 3, 2, checkpoints=0, note="send-deterministic ANY_SOURCE reduction, node crash"),
         Scenario("ring", 2, 1, note="a coordinated checkpoint wave inside a group of two, node crash"),
     ),
+    "app-level": (
+        Scenario("c3_epochs", at_sites=True, crash_kinds=("process",),
+                 note="seed 001: late, early, intra-epoch messages, a nondet choice, a Log-End line"),
+        Scenario("c3_two_epochs", checkpoints=2, at_sites=True, crash_kinds=("process",),
+                 note="seed 001: two successive epochs, a failure in either"),
+        Scenario("c3_collectives", at_sites=True, crash_kinds=("process",),
+                 note="seed 001: reduce, bcast, alltoall and barrier before a checkpoint, inside a log, after it"),
+    ),
 }
 
 # Beyond the default test run (pytest -m slow, a minute or two each). Two
@@ -85,6 +93,10 @@ SLOW: dict[str, tuple[Scenario, ...]] = {
     "sbml": (Scenario("any_source_race", 3, 2),),
     "coordinated": (Scenario("any_source_race", 3, 3, crash_kinds=("process",)),),
     "send-deterministic": (Scenario("sd_phases", note="two groups, a checkpoint wave in each, node crashes"),),
+    "app-level": (Scenario("c3_any_source", at_sites=True, crash_kinds=("process",),
+                           note="seed 001: an ANY_SOURCE order replayed from the log, three processes"),
+                  Scenario("c3_epochs", checkpoints=2, at_sites=True, crash_kinds=("process",)),
+                  Scenario("c3_collectives", checkpoints=2, at_sites=True, crash_kinds=("process",))),
 }
 
 MUTANT_SCENARIOS: dict[str, Scenario] = {
@@ -102,6 +114,11 @@ MUTANT_SCENARIOS: dict[str, Scenario] = {
     "send-deterministic/no-restart-buffer": Scenario("sd_burst", checkpoints=0, crash_kinds=("process",)),
     "send-deterministic/gc-off-by-one": Scenario("sd_burst", crash_kinds=("process",)),
     "send-deterministic/restart-failed-only": Scenario("ring", 2, 1, checkpoints=0, crash_kinds=("process",)),
+    "app-level/no-late-logging": Scenario("c3_two_epochs", at_sites=True, crash_kinds=("process",)),
+    "app-level/no-early-suppression": Scenario("c3_epochs", at_sites=True, crash_kinds=("process",)),
+    "app-level/no-nondet-logging": Scenario("c3_epochs", at_sites=True, crash_kinds=("process",)),
+    "app-level/early-ready-to-stop": Scenario("c3_two_epochs", at_sites=True, crash_kinds=("process",)),
+    "app-level/no-stop-on-logged-sender": Scenario("c3_epochs", at_sites=True, crash_kinds=("process",)),
 }
 
 

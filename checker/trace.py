@@ -23,7 +23,7 @@ from checker.invariants import PROPERTIES, Judge, Violation
 
 SCHEMA_VERSION = 1
 ACTION_KINDS = {"step": 2, "recv": 3, "choose": 3, "deliver": 4, "internal": 3,
-                "crash": 2, "crash_node": 2, "restart": 2}
+                "crash": 2, "crash_node": 2, "restart": 2, "coll": 2, "coll_all": 2}
 
 
 class ViolationModel(BaseModel):
@@ -222,6 +222,11 @@ def _text(system, s, a, obs) -> str:
             text = f"P{p} passes a checkpoint site"
     elif kind == "choose":
         text = f"P{p} makes non-deterministic choice {a[2]}"
+    elif kind == "coll":
+        text = f"P{p} completes its {system.progs[p][s.procs[p].pc][1]} from its log"
+    elif kind == "coll_all":
+        op = system.progs[0][s.procs[0].pc]
+        text = f"every process calls {op[1]}" + (f" (root P{op[2]})" if op[1] in ("reduce", "bcast") else "")
     elif kind == "deliver":
         pk = s.wire[a[1] * system.n + a[2]][a[3]]
         what = f"{label(system, pk.msg.gid)} ({pk.kind})" if pk.msg else f"'{pk.kind}' packet"

@@ -9,7 +9,9 @@ A program is a tuple of operations, executed in order by one process:
   ``combine="sum"`` folds the payload commutatively (a reduction), so the order
   of a run of such receptions does not change the state;
 - ``("nondet", k)`` — a local non-deterministic choice among ``k`` outcomes;
-- ``("site",)`` — a ``checkpoint_site`` of the application.
+- ``("site",)`` — a ``checkpoint_site`` of the application;
+- ``("coll", kind, root)`` — one call of a collective (``barrier``, ``reduce``,
+  ``bcast``, ``alltoall``) that every process makes, in the same order.
 
 Each workload declares its determinism class; ``rrcheck check-workload``
 verifies the claim on every failure-free interleaving (checker/classify.py).
@@ -19,7 +21,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Callable
 
-from protocols.base import ANY
+from protocols.base import ANY, COLLECTIVES
 
 DETERMINISTIC = "deterministic"
 SEND_DETERMINISTIC = "send-deterministic"
@@ -55,6 +57,11 @@ def nondet(k: int) -> tuple:
 
 
 SITE = ("site",)
+
+
+def coll(kind: str, root: int = 0) -> tuple:
+    assert kind in COLLECTIVES, kind
+    return ("coll", kind, root)
 
 
 @dataclass(frozen=True)
@@ -247,6 +254,51 @@ def sd_burst(n: int = 2, nodes: int = 2) -> Workload:
     return Workload("sd_burst", ((send(1), send(1)), (recv(0), recv(0))), DETERMINISTIC, (0, 1),
                     "two messages in a row to a process of another group",
                     "003 §3.2–3.3", labels={(0, 1, 0): "m1", (0, 1, 1): "m2"})
+def c3_epochs(n: int = 2, nodes: int = 2) -> Workload:
+    """Seed 001, "App-level difficulties" and "Possible Types of Messages": P0
+    (the initiator) may checkpoint at its sites; P1 checkpoints at its next
+    site after Chkpt_Ok. Depending on where P1's checkpoint falls, m1 (sent
+    after P0's checkpoint) is early or intra-epoch, m2 late or intra-epoch; a
+    nondet choice of P0 flows into m1; m3 may reach P1 after P0 stopped
+    logging but before Stop_logging does (unordered channels)."""
+    progs = ((SITE, nondet(2), send(1), recv(1), SITE, send(1)),
+             (SITE, recv(0), send(0), SITE, recv(0)))
+    labels = {(0, 1, 0): "m1", (1, 0, 0): "m2", (0, 1, 1): "m3"}
+    return Workload("c3_epochs", progs, NON_DETERMINISTIC, (0, 1),
+                    "seed 001: late, early and intra-epoch messages around checkpoints at program sites",
+                    "001, Possible Types of Messages", fifo=False, labels=labels)
+
+
+def c3_two_epochs(n: int = 2, nodes: int = 2) -> Workload:
+    """Seed 001, "The Global View": two checkpoints of P0 and two sites of P1
+    make two successive epochs, with a message in each (m1 from P0 in epoch 1,
+    m2 back to P0 in epoch 2 or late)."""
+    progs = ((SITE, send(1), SITE, recv(1)), (SITE, recv(0), SITE, send(0)))
+    return Workload("c3_two_epochs", progs, DETERMINISTIC, (0, 1),
+                    "seed 001: two successive epochs with a message in each",
+                    "001, The Global View", fifo=False, labels={(0, 1, 0): "m1", (1, 0, 0): "m2"})
+
+
+def c3_collectives(n: int = 2, nodes: int = 2) -> Workload:
+    """Seed 001, "Collective Communication": a reduce to P1 (single receiver),
+    a bcast from P0 (single sender), an all-to-all and a barrier, between the
+    checkpoint sites of two processes, so that each call may fall before a
+    checkpoint, inside a log or after it."""
+    progs = ((SITE, coll("reduce", 1), coll("bcast", 0), SITE, coll("alltoall"), coll("barrier"), send(1)),
+             (SITE, coll("reduce", 1), coll("bcast", 0), SITE, coll("alltoall"), SITE, coll("barrier"), recv(0)))
+    return Workload("c3_collectives", progs, DETERMINISTIC, (0, 1),
+                    "seed 001: one collective of each class around application-level checkpoints",
+                    "001, Collective Communication", fifo=False)
+
+
+def c3_any_source(n: int = 3, nodes: int = 3) -> Workload:
+    """Seed 001, "Mechanism: The Log" (MPI_Recv(ANY_SOURCE)): after P0's
+    checkpoint, P0 receives from P1 and P2 in either order and its next message
+    to P1 carries that order."""
+    progs = ((SITE, recv(ANY), recv(ANY), send(1)), (send(0), SITE, recv(0)), (send(0), SITE))
+    return Workload("c3_any_source", progs, NON_DETERMINISTIC, (0, 1, 2),
+                    "seed 001: an ANY_SOURCE order logged during the logging phase",
+                    "001, Mechanism: The Log")
 
 
 WORKLOADS: dict[str, Callable[..., Workload]] = {
@@ -254,9 +306,12 @@ WORKLOADS: dict[str, Callable[..., Workload]] = {
     "master_worker": master_worker, "pingpong": pingpong, "fig1": fig1, "fig2": fig2, "theorem2": theorem2,
     "pairs": pairs,
     "sd_fig2": sd_fig2, "sd_phases": sd_phases, "sd_burst": sd_burst,
+    "c3_epochs": c3_epochs, "c3_collectives": c3_collectives,
+    "c3_two_epochs": c3_two_epochs, "c3_any_source": c3_any_source,
 }
-FIXED = {"fig1", "fig2", "theorem2", "pairs"}  # executions drawn in a paper: fixed size and placement
-FIXED |= {"sd_fig2", "sd_phases", "sd_burst"}
+FIXED = {"fig1", "fig2", "theorem2", "pairs",  # executions drawn in a paper: fixed size and placement
+         "sd_fig2", "sd_phases", "sd_burst",
+         "c3_epochs", "c3_collectives", "c3_any_source", "c3_two_epochs"}
 
 
 def make(name: str, procs: int | None = None, nodes: int | None = None) -> Workload:

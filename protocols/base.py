@@ -14,6 +14,19 @@ from typing import Any, ClassVar, Iterable, NamedTuple
 
 ANY = -1  # MPI_ANY_SOURCE / MPI_ANY_TAG
 
+COLLECTIVES = ("barrier", "reduce", "bcast", "alltoall")
+
+
+def coll_sources(kind: str, root: int, p: int, n: int) -> tuple[int, ...]:
+    """The processes whose data (or, for a barrier, whose arrival) flows into p
+    in one collective call (seed 001, "Collective Communication": single-sender
+    bcast, single-receiver reduce/gather, all-to-all, barrier)."""
+    if kind == "reduce":
+        return tuple(q for q in range(n) if q != root) if p == root else ()
+    if kind == "bcast":
+        return () if p == root else (root,)
+    return tuple(q for q in range(n) if q != p)  # barrier, alltoall
+
 
 @dataclass(frozen=True, slots=True)
 class AppMsg:
@@ -134,6 +147,7 @@ class Protocol:
     source: ClassVar[str] = ""
     RECOVERY_KINDS: ClassVar[frozenset[str]] = frozenset()
     KNOBS: ClassVar[dict[str, Any]] = {}
+    at_sites: ClassVar[bool] = False  # checkpoints only at a checkpoint_site (application level)
 
     def __init__(self, **knobs: Any) -> None:
         unknown = set(knobs) - set(self.KNOBS)
@@ -168,6 +182,27 @@ class Protocol:
 
     def on_site(self, ctx: Context, p: int, vol: Any, stab: Any) -> Step:
         """A ``checkpoint_site`` of the program (application-level protocols)."""
+        return Step(vol, stab)
+
+    # -- collectives (one call of every process, never split into messages) ---
+    def coll_header(self, ctx: Context, p: int, vol: Any) -> tuple:
+        """What p piggybacks on a collective call."""
+        return ()
+
+    def may_collect(self, ctx: Context, headers: tuple) -> bool:
+        """May a collective complete among processes showing these headers?"""
+        return True
+
+    def coll_local(self, ctx: Context, p: int, vol: Any, op: tuple) -> tuple | None:
+        """The inputs with which p completes collective ``op`` alone (replayed
+        from a log), or None if it must call it with the others."""
+        return None
+
+    def on_collective(self, ctx: Context, p: int, vol: Any, stab: Any, op: tuple, inputs: tuple,
+                      headers: tuple | None) -> Step:
+        """p completed collective ``op`` with ``inputs`` (the data that flowed
+        into it); ``headers`` are every process's, or None if p completed it
+        alone from :meth:`coll_local`."""
         return Step(vol, stab)
 
     # -- wire, internal steps, restart --------------------------------------

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from protocols.app_level import AppLevel
 from protocols.base import Protocol
 from protocols.coordinated import BlockingCoordinated, ChandyLamport
 from protocols.correlated_set import CorrelatedSet
@@ -20,6 +21,7 @@ PROTOCOLS: dict[str, type[Protocol]] = {
     "sbml": SenderBased,
     "correlated-set": CorrelatedSet,
     "send-deterministic": SendDeterministic,
+    "app-level": AppLevel,
 }
 
 
@@ -79,6 +81,23 @@ MUTANTS: dict[str, Mutant] = {m.name: m for m in (
            "a failure rolls the whole group back to its coordinated checkpoint",
            "seed 003 §3.1, Fig. 5 lines 44–49",
            ("NoLostMessage", "NoOrphan", "Termination", "FailureFreeEquivalence", "NoDuplicateDelivery")),
+    Mutant("app-level/no-late-logging", "app-level", {"log_late": False},
+           "late messages are recorded at the receiver and replayed from the log on recovery",
+           "seed 001, \"Late Messages\", \"Handling Late Messages\"",
+           ("NoLostMessage", "Theorem1", "Termination")),
+    Mutant("app-level/no-early-suppression", "app-level", {"suppress_early": False},
+           "the re-sends of early messages are suppressed on recovery",
+           "seed 001, \"Early Messages\", \"Handling Early Messages\"", ("NoDuplicateDelivery",)),
+    Mutant("app-level/no-nondet-logging", "app-level", {"log_nondet": False},
+           "non-deterministic events are logged during the logging phase and replayed on recovery",
+           "seed 001, \"Difficulties in recovery (II)\", \"Mechanism: The Log\"",
+           ("NoOrphan", "FailureFreeEquivalence")),
+    Mutant("app-level/early-ready-to-stop", "app-level", {"ready_after_late": False},
+           "Ready_to_stop_logging is sent only after receiving all late messages",
+           "seed 001, \"Log-End Line\"", ("LogEndNoLateCrossing", "NoLostMessage", "Theorem1")),
+    Mutant("app-level/no-stop-on-logged-sender", "app-level", {"stop_on_stopped_sender": False},
+           "a process stops logging when it receives a message from a process that stopped logging",
+           "seed 001, \"Log-End Line\"", ("LogEndNoBackwardCrossing",)),
 )}
 
 

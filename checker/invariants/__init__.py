@@ -325,5 +325,6 @@ class Judge:
 # own when imported here (one line per protocol family).
 # from checker.invariants import hmpl  # noqa: E402,F401
 from checker.invariants import send_deterministic  # noqa: E402,F401
+from checker.invariants import app_level  # noqa: E402,F401
 
 PROPERTIES = GENERAL + tuple(OWN)
