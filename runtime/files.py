@@ -64,6 +64,7 @@ class Result(BaseModel):
     pc: int
     acc: int
     output: dict[str, Any]
+    failures: int = 0                # failures this rank knew of at the end
     stale_dropped: int = 0
     logged_bytes: int = 0
     seconds: float = 0.0

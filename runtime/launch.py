@@ -135,3 +135,64 @@ def launch(cfg: RunConfig, run_dir: Path, timeout: float, hostfile: str | None =
 
 def outputs(results) -> list:
     return [None if r is None else (r.pc, r.acc, r.output.get("digest")) for r in results]
+
+
+@dataclass
+class RunReport:
+    protocol: str
+    workload: str
+    n: int
+    nodes: int
+    mode: str
+    crashes: list[str]
+    status: str                   # finished | hang | error
+    seconds: float
+    failures_injected: int
+    equal: bool | None            # output equal to the failure-free run's
+    trace: dict | None            # check-trace's verdict and witnesses
+    run_dir: str
+    stderr: str = ""
+
+    @property
+    def ok(self) -> bool:
+        return self.status == "finished" and self.equal is True and (self.trace or {}).get("verdict") in (None, "pass")
+
+    def as_dict(self) -> dict:
+        d = dict(self.__dict__)
+        d["ok"] = self.ok
+        if self.status == "finished":
+            d.pop("stderr")
+        return d
+
+
+_REFERENCE: dict = {}
+
+
+def reference(cfg: RunConfig, root: Path, timeout: float, hostfile: str | None = None) -> list:
+    """The failure-free output: the same workload over bare MPI (protocol none)."""
+    key = (cfg.workload, cfg.n, cfg.nodes, cfg.iters, cfg.size)
+    if key not in _REFERENCE:
+        ref = cfg.model_copy(update={"protocol": "none", "mutant": None, "crashes": [], "trace": False,
+                                     "group_of": cfg.node_of})
+        got = launch(ref, Path(root) / "reference", timeout, hostfile)
+        if got.status != "finished":
+            raise UsageError(f"the failure-free reference run did not finish ({got.status}): "
+                             + (got.stderr.strip().splitlines() or ["no output"])[-1])
+        _REFERENCE[key] = outputs(got.results)
+    return _REFERENCE[key]
+
+
+def run(cfg: RunConfig, run_dir: Path, timeout: float = 120.0, hostfile: str | None = None,
+        check: bool = True) -> RunReport:
+    run_dir = Path(run_dir)
+    ref = reference(cfg, run_dir.parent / f"{run_dir.name}.ref", timeout, hostfile)
+    got = launch(cfg, run_dir, timeout, hostfile)
+    specs = [f"node:{c.node}@{c.at}" if c.node is not None else f"{c.rank}@{c.at}" for c in cfg.crashes]
+    failures = max((r.failures for r in got.results if r is not None), default=0)
+    equal = outputs(got.results) == ref if got.status == "finished" else None
+    trace = None
+    if check and cfg.trace and got.status == "finished":
+        from runtime.check import check_trace
+        trace = check_trace(run_dir).as_dict()
+    return RunReport(cfg.protocol, cfg.workload, cfg.n, cfg.nodes, cfg.mode, specs, got.status,
+                     round(got.seconds, 2), failures, equal, trace, str(run_dir), got.stderr)

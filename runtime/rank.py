@@ -229,5 +229,5 @@ class Rank:
 
     def result(self, seconds: float) -> Result:
         return Result(rank=self.p, incarnations=self.inc + 1, events=self.events, pc=self.pc, acc=self.acc,
-                      output=self.app.output(self.appst), stale_dropped=self.stale,
+                      output=self.app.output(self.appst), failures=self.K, stale_dropped=self.stale,
                       logged_bytes=self.logged_bytes, seconds=seconds)
