@@ -23,11 +23,14 @@ from runtime import apps
 from runtime.files import CrashSpec, RunConfig, load_result
 
 ROOT = Path(__file__).resolve().parent.parent
-RUNTIME_PROTOCOLS_EXCLUDED: set[str] = set()
+# Chandy–Lamport restores recorded in-transit messages from its stable channel
+# state; the runtime would need a receiver-side copy of their data there.
+RUNTIME_PROTOCOLS_EXCLUDED: set[str] = {"chandy-lamport"}
 
 
 def supported() -> list[str]:
-    """The protocols the runtime drives: every one in the registry."""
+    """The protocols the runtime drives: every one in the registry but those
+    excluded above."""
     from protocols.mutants import PROTOCOLS
     return [p for p in PROTOCOLS if p not in RUNTIME_PROTOCOLS_EXCLUDED]
 
