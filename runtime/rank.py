@@ -29,7 +29,7 @@ from protocols.base import (ANY, AppMsg, Checkpoint, Context, Deliver, Note, Res
                             Send)
 from runtime import apps, codec
 from runtime.files import Journal, Result, RunConfig, journal_path, protocol_of
-from runtime.storage import Store
+from runtime.storage import Outbox, Store
 
 
 class Rank:
@@ -54,12 +54,14 @@ class Rank:
         self.notes: Counter = Counter()
         self.stale = 0
         self.logged_bytes = 0
-        self.journal = Journal(journal_path(self.run_dir, p, inc), cfg.trace)
+        self.journal = None
+        self.outbox = Outbox(self.run_dir, p) if cfg.mode == "kill" else None
 
     # -- state of the application and of the protocol --------------------------
     def start(self) -> None:
         """Initial state; checkpoint 0 is the initial state (model.System.initial)."""
         p = self.p
+        self.journal = Journal(journal_path(self.run_dir, p, self.inc), self.cfg.trace)
         self.vol, self.stab = self.proto.initial(self.ctx, p)
         self.pc, self.acc, self.last_src = 0, mix(p), -1
         self.mailbox: list = []              # (Mail, data)
@@ -118,12 +120,18 @@ class Rank:
         self.journal.write({"a": action, "F": self.F,
                             "out": [(pk.dst, seq, pk.kind) for pk, seq, _ in out]})
         for pk, seq, data in out:
-            self.net.send(pk.dst, codec.pack(pk, seq, self.F, self.K, data))
+            buf = codec.pack(pk, seq, self.F, self.K, data)
+            if self.outbox is not None:
+                self.outbox.add(pk.dst, seq, buf)
+            self.net.send(pk.dst, buf)
 
     # -- the scheduler events ---------------------------------------------------------
     def on_wire(self, src: int, buf) -> None:
         pkt, seq, gen, failures, data = codec.unpack(buf)
-        self.seq_in[src] += 1
+        if seq <= self.seq_in[src]:  # sent again after a communicator repair (kill mode)
+            return
+        assert seq == self.seq_in[src] + 1, f"P{self.p}: packet {seq} from P{src} after {self.seq_in[src]}"
+        self.seq_in[src] = seq
         if gen < self.born:  # sent to an incarnation that has crashed: lost with it
             self.stale += 1
             return
@@ -210,10 +218,14 @@ class Rank:
         self.vol = self.mailbox = self.appst = self.data = None
         self.pc = self.acc = self.last_src = None
 
-    def restart(self, action: list, f: int, victims: list[int], base: int) -> None:
-        """A new incarnation from stable storage alone (model: ``restart``)."""
+    def crash_record(self, action: list, f: int, victims: list[int], base: int) -> None:
+        """The end of the incarnation's journal: failure f, its victims, and
+        the generation it happened in."""
         self.journal.write({"a": action, "F": base, "f": f, "victims": victims})
         self.journal.close()
+
+    def restart(self, f: int, victims: list[int], base: int) -> None:
+        """A new incarnation from stable storage alone (model: ``restart``)."""
         self.inc += 1
         self.K = f
         self.F = self.born = base + 1 + sorted(victims).index(self.p)

@@ -13,6 +13,7 @@ import sys
 import time
 from pathlib import Path
 
+from runtime import ulfm
 from runtime.files import RunConfig, load_config
 from runtime.rank import Rank
 from runtime.transport import Transport, mpi
@@ -55,9 +56,14 @@ class Loop:
         r.end_incarnation()
         for _, msg in self.wait_ctl("ack", len(mates)):
             base = max(base, msg[1])
+        r.crash_record(action, c.index, victims, base)
+        if r.cfg.mode == "kill":
+            for q in mates:
+                self.net.ctl_send(q, ("now",))
+            ulfm.die()
         for q in mates:
             self.net.ctl_send(q, ("go", base))
-        r.restart(action, c.index, victims, base)
+        r.restart(c.index, victims, base)
 
     def wait_ctl(self, kind: str, count: int) -> list:
         """While dead: answer only the control messages, until ``count`` of ``kind`` came."""
@@ -89,8 +95,14 @@ class Loop:
             known = r.F
             r.end_incarnation()
             self.net.ctl_send(src, ("ack", known))
+            if r.cfg.mode == "kill":  # frozen until the trigger's word or the first error
+                try:
+                    self.wait_ctl("now", 1)
+                finally:
+                    ulfm.die()
             (_, go), = self.wait_ctl("go", 1)
-            r.restart(action, f, victims, go[1])
+            r.crash_record(action, f, victims, go[1])
+            r.restart(f, victims, go[1])
         else:
             raise ValueError(f"unexpected control message {msg!r}")
 
@@ -126,6 +138,48 @@ class Loop:
 
     # -- the loop ------------------------------------------------------------------------------
     def run(self) -> None:
+        MPI = self.net.MPI
+        while not self.stopped:
+            try:
+                self._run()
+            except MPI.Exception:
+                if self.r.cfg.mode != "kill":
+                    raise
+                self.after_failure()
+
+    def after_failure(self) -> None:
+        """Kill mode: a rank died. Repair the communicator, then resynchronise."""
+        r = self.r
+        comm, dead = ulfm.repair(self.net.comm, self.net.MPI, r.run_dir, r.p)
+        self.use(comm)
+        self.resync(None)
+
+    def use(self, comm) -> None:
+        self.net = self.r.net = Transport(comm)
+        self.round, self.replies, self.last_round, self.last_probe = 0, {}, None, 0.0
+
+    def resync(self, born: int | None) -> None:
+        """Every rank tells what it sent and received on each channel; what the
+        repair lost in flight between live incarnations goes again. ``born``
+        is a replacement's generation (None for a survivor)."""
+        r, p = self.r, self.r.p
+        info = self.net.comm.allgather((tuple(r.seq_out), tuple(r.seq_in), r.F, r.K, born))
+        fresh = {q for q, x in enumerate(info) if x[4] is not None}
+        if born is None:
+            r.F = max([r.F] + [info[q][4] for q in fresh])
+            r.K = max(x[3] for x in info)
+        else:
+            r.seq_in = [info[q][0][p] if q != p else r.seq_in[p] for q in range(r.n)]
+        for q in range(r.n):
+            if q == p:
+                continue
+            if q in fresh:  # addressed to a crashed incarnation: lost with it
+                r.outbox.after(q, 1 << 62)
+                continue
+            for _, buf in r.outbox.after(q, info[q][1][p]):
+                self.net.send(q, buf)
+
+    def _run(self) -> None:
         r, net = self.r, self.net
         spins = 0
         while not self.stopped:
@@ -161,21 +215,36 @@ def main(argv: list[str]) -> int:
     run_dir = Path(argv[0])
     cfg = load_config(run_dir)
     MPI = mpi()
-    comm = MPI.COMM_WORLD.Dup()
-    net = Transport(comm)
-    rank = Rank(cfg, run_dir, net)
     t0 = time.perf_counter()
-    try:
+    if len(argv) > 2 and argv[1] == "--replace":  # kill mode: a replacement of a dead rank
+        dead = [int(x) for x in argv[2].split(",")]
+        comm, me = ulfm.join(MPI, dead)
+        net = Transport(comm)
+        inc, events, rec = ulfm.predecessor(run_dir, me, dead)
+        rank = Rank(cfg, run_dir, net, inc=inc, failures=rec["f"], events=events)
+        rank.seq_out = [rank.outbox.last_seq(q) for q in range(cfg.n)]
+        loop = Loop(rank)
+        base, victims = rec["F"], rec["victims"]
+        loop.resync(base + 1 + sorted(victims).index(me))
+        rank.restart(rec["f"], victims, base)
+    else:
+        comm = MPI.COMM_WORLD.Dup()
+        if cfg.mode == "kill":
+            ulfm.errhandler(comm, MPI)
+        net = Transport(comm)
+        rank = Rank(cfg, run_dir, net)
         rank.start()
-        Loop(rank).run()
+        loop = Loop(rank)
+    try:
+        loop.run()
     except Exception:
         import traceback
         traceback.print_exc()
-        comm.Abort(1)  # a bug in one rank must not leave the others waiting
+        loop.net.comm.Abort(1)  # a bug in one rank must not leave the others waiting
     seconds = time.perf_counter() - t0
     rank.journal.close()
     (run_dir / f"result-{rank.p}.json").write_text(rank.result(seconds).model_dump_json())
-    comm.Barrier()
+    loop.net.comm.Barrier()
     return 0
 
 
