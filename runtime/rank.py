@@ -193,7 +193,11 @@ class Rank:
             self.pc += 1
             self.last_src = m.src
             self.since_ckpt += 1
-            st = proto.on_match(ctx, p, self.vol, self.stab, mail)
+            # a receive posted for (src, tag) — the hook of protocols that treat
+            # wildcard receptions apart, as model.System.step calls it where it exists
+            on_receive = getattr(proto, "on_receive", None)
+            st = (on_receive(ctx, p, self.vol, self.stab, mail, op[1], op[2]) if on_receive
+                  else proto.on_match(ctx, p, self.vol, self.stab, mail))
             self._record(["recv", p, list(m.gid)], self._apply(st))
             return True
         if kind == "nondet":
