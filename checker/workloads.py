@@ -202,6 +202,36 @@ def pairs(n: int = 4, nodes: int = 2) -> Workload:
                     labels={(0, 1, 0): "m1", (1, 2, 0): "m2"})
 
 
+WORKLOADS: dict[str, Callable[..., Workload]] = {
+    "ring": ring, "exchange": exchange, "any_source_race": any_source_race, "reduce": reduce,
+    "master_worker": master_worker, "pingpong": pingpong, "fig1": fig1, "fig2": fig2, "theorem2": theorem2,
+    "pairs": pairs,
+}
+FIXED = {"fig1", "fig2", "theorem2", "pairs"}  # executions drawn in a paper: fixed size and placement
+
+
+def make(name: str, procs: int | None = None, nodes: int | None = None) -> Workload:
+    from checker.errors import UsageError
+    if name not in WORKLOADS:
+        raise UsageError(f"unknown workload {name!r}; choose one of {', '.join(WORKLOADS)} (rrcheck list)")
+    if name in FIXED:
+        if procs or nodes:
+            raise UsageError(f"workload {name!r} is a fixed execution from the paper; drop --procs/--nodes")
+        return WORKLOADS[name]()
+    kw = {}
+    if procs is not None:
+        if procs < 2:
+            raise UsageError("--procs must be at least 2")
+        kw["n"] = procs
+    if nodes is not None:
+        if nodes < 1:
+            raise UsageError("--nodes must be at least 1")
+        kw["nodes"] = nodes
+    return WORKLOADS[name](**kw)
+
+
+# -- the model twins of the MPI runtime's workloads (runtime/apps.py) --------------
+
 def grid_shape(n: int) -> tuple[int, int]:
     """The process grid of ``stencil2d``: rows x cols = n, as square as n allows."""
     rows = max(d for d in range(1, int(n ** 0.5) + 1) if n % d == 0)
@@ -237,29 +267,4 @@ def stencil2d(n: int = 4, nodes: int = 2, iters: int = 1) -> Workload:
                     "2-D Jacobi halo exchange on a process grid (the MPI runtime's stencil2d)")
 
 
-WORKLOADS: dict[str, Callable[..., Workload]] = {
-    "ring": ring, "exchange": exchange, "any_source_race": any_source_race, "reduce": reduce,
-    "master_worker": master_worker, "pingpong": pingpong, "fig1": fig1, "fig2": fig2, "theorem2": theorem2,
-    "pairs": pairs, "stencil2d": stencil2d,
-}
-FIXED = {"fig1", "fig2", "theorem2", "pairs"}  # executions drawn in a paper: fixed size and placement
-
-
-def make(name: str, procs: int | None = None, nodes: int | None = None) -> Workload:
-    from checker.errors import UsageError
-    if name not in WORKLOADS:
-        raise UsageError(f"unknown workload {name!r}; choose one of {', '.join(WORKLOADS)} (rrcheck list)")
-    if name in FIXED:
-        if procs or nodes:
-            raise UsageError(f"workload {name!r} is a fixed execution from the paper; drop --procs/--nodes")
-        return WORKLOADS[name]()
-    kw = {}
-    if procs is not None:
-        if procs < 2:
-            raise UsageError("--procs must be at least 2")
-        kw["n"] = procs
-    if nodes is not None:
-        if nodes < 1:
-            raise UsageError("--nodes must be at least 1")
-        kw["nodes"] = nodes
-    return WORKLOADS[name](**kw)
+WORKLOADS["stencil2d"] = stencil2d
