@@ -84,10 +84,12 @@ class Rank:
         self.mailbox, self.sent_k, self.appst, self.data = list(mailbox), list(sent_k), appst, dict(data)
 
     # -- executing a handler's effects (model.System._apply) -----------------------
-    def _apply(self, st, fresh=None, arriving=None) -> list:
-        """Execute effects in order; return the packets to transmit. ``fresh``
-        is (gid, data) of a message being sent, ``arriving`` the data of the
-        packet being handled."""
+    def _apply(self, st, blobs: dict | None = None) -> list:
+        """Execute effects in order; return the packets to transmit. ``blobs``
+        holds the data of the messages this event handles (sent, matched or
+        arrived), by gid; a message the protocol holds afterwards (a payload
+        log, sender- or receiver-based) keeps a copy of its data."""
+        blobs = blobs or {}
         changed = st.stab is not self.stab
         self.vol, self.stab = st.vol, st.stab
         out = []
@@ -97,11 +99,12 @@ class Rank:
                 pk = eff.packet
                 data = b""
                 if pk.msg is not None:
-                    data = fresh[1] if fresh and fresh[0] == pk.msg.gid else self.data[pk.msg.gid]
+                    data = blobs[pk.msg.gid] if pk.msg.gid in blobs else self.data[pk.msg.gid]
                 self.seq_out[pk.dst] += 1
                 out.append((pk, self.seq_out[pk.dst], data))
             elif t is Deliver:
-                self.mailbox.append((eff.mail, arriving))
+                gid = eff.mail.msg.gid
+                self.mailbox.append((eff.mail, blobs[gid] if gid in blobs else self.data[gid]))
             elif t is Checkpoint:
                 self.store.put(f"image-{eff.cid}", self._image())
                 self.since_ckpt = 0
@@ -111,6 +114,12 @@ class Rank:
                 self.notes[eff.name] += 1
             else:
                 raise TypeError(f"unknown effect {eff!r}")
+        if blobs and self.vol is not None:
+            held = {m.gid for m in self.proto.holdings(self.ctx, self.p, self.vol, self.stab)}
+            for gid, data in blobs.items():
+                if gid in held and gid not in self.data:
+                    self.data[gid] = bytes(data)  # the payload copy of the log
+                    self.logged_bytes += len(self.data[gid])
         if changed:
             self.store.put("stab", self.stab)
         return out
@@ -138,7 +147,7 @@ class Rank:
         self.F = max(self.F, gen)
         self.K = max(self.K, failures)
         st = self.proto.on_packet(self.ctx, self.p, self.vol, self.stab, pkt)
-        self._record(["deliver", src, self.p, seq], self._apply(st, arriving=data))
+        self._record(["deliver", src, self.p, seq], self._apply(st, {pkt.msg.gid: data} if pkt.msg else None))
 
     def internal_step(self) -> bool:
         every = self.cfg.checkpoint_every
@@ -169,11 +178,7 @@ class Rank:
             self.sent_k[dst] += 1
             self.since_ckpt += 1
             st = proto.on_send(ctx, p, self.vol, self.stab, msg)
-            out = self._apply(st, fresh=(msg.gid, data))
-            if any(m.gid == msg.gid for m in proto.holdings(ctx, p, self.vol, self.stab)):
-                self.data[msg.gid] = bytes(data)  # the payload copy of sender-based logging
-                self.logged_bytes += len(self.data[msg.gid])
-            self._record(["step", p], out)
+            self._record(["step", p], self._apply(st, {msg.gid: data}))
             return True
         if kind == "recv":
             seen = set()
@@ -198,7 +203,7 @@ class Rank:
             on_receive = getattr(proto, "on_receive", None)
             st = (on_receive(ctx, p, self.vol, self.stab, mail, op[1], op[2]) if on_receive
                   else proto.on_match(ctx, p, self.vol, self.stab, mail))
-            self._record(["recv", p, list(m.gid)], self._apply(st))
+            self._record(["recv", p, list(m.gid)], self._apply(st, {m.gid: data}))
             return True
         if kind == "nondet":
             for c in range(op[1]):
