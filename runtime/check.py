@@ -11,7 +11,9 @@ of (F, propagated on every packet), so
    per-rank order, a packet delivered after it was sent, FIFO channels;
 2. then a crash agreed at generation g (a rank, or a node), once its victims
    have run out of events of their crashed incarnation;
-3. then generation g+1, which a restart opens (runtime/rank.py).
+3. then generation g+1, which a restart opens (runtime/rank.py): the restart
+   first, since every other event of g+1 learnt of g+1 from it (through
+   packets in soft mode, through the communicator repair in kill mode).
 
 This order respects causality (F only grows along it), and a packet a victim
 dropped as addressed to an earlier incarnation was sent in a generation
@@ -119,6 +121,22 @@ def check_trace(run_dir: str | Path, properties=None) -> TraceCheck:
 
     g = 0
     while True:
+        for p in range(n):  # the restarts that open generation g precede its other events
+            ev = head(p)
+            if ev is not None and ev.f is None and ev.F == g and ev.a[0] == "restart":
+                a, why = _resolve(system, s, ev, shadow)
+                if a is None:
+                    return done("inconsistent", reason=f"rank {p} event {pos[p]} {ev.a}: {why or 'not enabled'}")
+                s2, obs = system.step(s, a)
+                err = _follow(system, s, a, s2, ev, shadow)
+                if err:
+                    return done("inconsistent", reason=f"rank {p} event {pos[p]} {ev.a}: {err}")
+                steps += 1
+                v = judge.transition(s, a, s2, obs) or judge.state(s2)
+                s = s2
+                if v:
+                    return done("violation", v)
+                pos[p] += 1
         progressed = True
         while progressed:  # generation g, greedily in any enabled order
             progressed = False

@@ -9,6 +9,7 @@ idle, every channel drained and nothing changed in between).
 """
 from __future__ import annotations
 
+import os
 import sys
 import time
 from pathlib import Path
@@ -243,7 +244,11 @@ def main(argv: list[str]) -> int:
         loop.net.comm.Abort(1)  # a bug in one rank must not leave the others waiting
     seconds = time.perf_counter() - t0
     rank.journal.close()
-    (run_dir / f"result-{rank.p}.json").write_text(rank.result(seconds).model_dump_json())
+    tmp = run_dir / f".result-{rank.p}.tmp"
+    tmp.write_text(rank.result(seconds).model_dump_json())
+    os.replace(tmp, run_dir / f"result-{rank.p}.json")
+    import faulthandler
+    faulthandler.dump_traceback_later(8)  # where MPI's teardown waits, if it does
     loop.net.comm.Barrier()
     return 0
 
