@@ -143,8 +143,12 @@ def launch(cfg: RunConfig, run_dir: Path, timeout: float, hostfile: str | None =
             elif now - t0 > timeout:
                 status = "hang"
         if proc.poll() is None:
-            os.killpg(proc.pid, signal.SIGKILL)
-            proc.wait()
+            proc.terminate()  # mpiexec ends its ranks (they live in process groups of their own)
+            try:
+                proc.wait(timeout=5)
+            except subprocess.TimeoutExpired:
+                os.killpg(proc.pid, signal.SIGKILL)
+                proc.wait()
     seconds = time.perf_counter() - t0
     text = (run_dir / "mpiexec.err").read_text(errors="replace")
     results = [load_result(run_dir, p) for p in range(cfg.n)]

@@ -20,6 +20,7 @@ from runtime.rank import Rank
 from runtime.transport import Transport, mpi
 
 PROBE_EVERY = 0.005
+PARENT = os.getppid()
 
 
 class Loop:
@@ -73,6 +74,8 @@ class Loop:
             m = self.net.ctl_poll()
             if m is None:
                 time.sleep(0.0005)
+                if os.getppid() != PARENT:
+                    os._exit(3)
                 continue
             if m[1][0] == kind:
                 got.append(m)
@@ -209,6 +212,8 @@ class Loop:
             spins += 1
             if spins > 100:
                 time.sleep(0.0002)
+                if spins % 4096 == 0 and os.getppid() != PARENT:
+                    os._exit(3)  # mpiexec is gone: never outlive a launch
         net.flush()
 
 
