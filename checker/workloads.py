@@ -128,12 +128,12 @@ def reduce(n: int = 4, nodes: int = 2) -> Workload:
                     "reduce to 0 with ANY_SOURCE and a commutative sum, then broadcast")
 
 
-def master_worker(n: int = 3, nodes: int = 2) -> Workload:
+def master_worker(n: int = 3, nodes: int = 2, rounds: int = 1) -> Workload:
     """The master hands one task to each worker, takes results with ANY_SOURCE
     and answers each in arrival order: the answers depend on that order."""
     workers = range(1, n)
     master = tuple(send(w) for w in workers) + tuple(x for _ in workers for x in (recv(ANY), reply()))
-    progs = [master] + [(recv(0), send(0), recv(0)) for _ in workers]
+    progs = [master * rounds] + [(recv(0), send(0), recv(0)) * rounds for _ in workers]
     return Workload("master_worker", tuple(progs), NON_DETERMINISTIC, blocks(n, nodes),
                     "master–worker with ANY_SOURCE result collection")
 

@@ -120,7 +120,45 @@ class PingPong:
         return {"digest": digest({"count": st["count"]}), "sum": float(st["count"][0])}
 
 
-APPS = {"stencil2d": (Stencil2D, "stencil2d"), "ring": (Ring, "ring"), "pingpong": (PingPong, "pingpong")}
+@dataclass
+class MasterWorker:
+    """Each round the master sends every worker a task, collects the results
+    with ANY_SOURCE and answers each worker in arrival order; results are
+    summed, so the outputs do not depend on that order (the model's local
+    states do: the twin is non-deterministic)."""
+
+    p: int
+    n: int
+    size: int = 32
+
+    def init(self) -> dict:
+        return {"v": np.arange(self.size, dtype=np.float64) * (self.p + 1), "total": np.zeros(self.size)}
+
+    def produce(self, st: dict, pc: int, op: tuple) -> bytes:
+        if self.p == 0 and op[0] == "reply":
+            return st["last"].tobytes()       # the answer: a function of that worker's result only
+        if self.p == 0:
+            return (st["v"] + op[1]).tobytes()  # a task for worker op[1]
+        return np.floor(1000 * np.cos(st["task"])).tobytes()  # a result, integer-valued: sums are exact in any order
+
+    def consume(self, st: dict, pc: int, op: tuple, src: int, data) -> None:
+        got = np.frombuffer(data, dtype=np.float64).copy()
+        if self.p == 0:
+            st["last"] = 2.0 * got + src
+            st["total"] = st["total"] + got
+        elif pc % 3 == 0:
+            st["task"] = got
+        else:
+            st["v"] = st["v"] + got
+            del st["task"]
+
+    def output(self, st: dict) -> dict:
+        keep = {k: v for k, v in st.items() if k in ("v", "total")}
+        return {"digest": digest(keep), "sum": float(keep["total"].sum() + keep["v"].sum())}
+
+
+APPS = {"stencil2d": (Stencil2D, "stencil2d"), "ring": (Ring, "ring"), "pingpong": (PingPong, "pingpong"),
+        "master_worker": (MasterWorker, "master_worker")}
 
 
 def twin(name: str, n: int, nodes: int, iters: int) -> W.Workload:
@@ -129,6 +167,8 @@ def twin(name: str, n: int, nodes: int, iters: int) -> W.Workload:
         return W.stencil2d(n, nodes, iters)
     if name == "ring":
         return W.ring(n, nodes, iters)
+    if name == "master_worker":
+        return W.master_worker(n, nodes, iters)
     return W.pingpong(n, nodes, iters)
 
 

@@ -11,6 +11,8 @@ from __future__ import annotations
 
 
 
+import numpy as np
+
 PKT, CTL = 11, 12
 
 
@@ -48,9 +50,9 @@ class Transport:
         if not self.comm.Iprobe(source=self.MPI.ANY_SOURCE, tag=PKT, status=st):
             return None
         src = st.Get_source()
-        buf = bytearray(st.Get_count(self.MPI.BYTE))
+        buf = np.empty(st.Get_count(self.MPI.BYTE), dtype=np.uint8)  # not zero-filled: MPI overwrites it
         self.comm.Recv([buf, self.MPI.BYTE], source=src, tag=PKT)
-        return src, buf
+        return src, memoryview(buf)
 
     def ctl_send(self, dst: int, obj) -> None:
         self.comm.send(obj, dest=dst, tag=CTL)
