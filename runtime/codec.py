@@ -60,7 +60,9 @@ def _get(buf: memoryview, i: int):
     return (tuple(items) if t == b"(" else frozenset(items)), i
 
 
-def pack(pkt: Packet, seq: int, gen: int, failures: int, data: bytes | memoryview = b"") -> bytearray:
+def pack_head(pkt: Packet, seq: int, gen: int, failures: int) -> bytearray:
+    """Everything but the data, which follows it in the same buffer (or in the
+    same MPI message, runtime/transport.py)."""
     out = bytearray(_ENV.pack(pkt.src, pkt.dst, seq, gen, failures))
     _put(out, pkt.kind)
     _put(out, pkt.hdr)
@@ -69,8 +71,11 @@ def pack(pkt: Packet, seq: int, gen: int, failures: int, data: bytes | memoryvie
     else:
         m = pkt.msg
         out += b"m" + _MSG.pack(*m.gid, m.src, m.dst, m.tag, m.payload)
-        out += data
     return out
+
+
+def pack(pkt: Packet, seq: int, gen: int, failures: int, data: bytes | memoryview = b"") -> bytearray:
+    return pack_head(pkt, seq, gen, failures) + data
 
 
 def unpack(buf) -> tuple[Packet, int, int, int, memoryview]:

@@ -129,10 +129,10 @@ class Rank:
         self.journal.write({"a": action, "F": self.F,
                             "out": [(pk.dst, seq, pk.kind) for pk, seq, _ in out]})
         for pk, seq, data in out:
-            buf = codec.pack(pk, seq, self.F, self.K, data)
+            head = codec.pack_head(pk, seq, self.F, self.K)
             if self.outbox is not None:
-                self.outbox.add(pk.dst, seq, buf)
-            self.net.send(pk.dst, buf)
+                self.outbox.add(pk.dst, seq, head + data)
+            self.net.send(pk.dst, head, data if len(data) else None)
 
     # -- the scheduler events ---------------------------------------------------------
     def on_wire(self, src: int, buf) -> None:

@@ -35,7 +35,17 @@ class Transport:
         self.pending: list = []     # (request, buffer) of sends in progress
         self.status = self.MPI.Status()
 
-    def send(self, dst: int, buf) -> None:
+    def send(self, dst: int, head, data=None) -> None:
+        """One MPI message: ``head`` then ``data`` in one buffer. (A derived
+        datatype gathering both in place measured several times slower with
+        Open MPI 5 than this one copy.)"""
+        if data is None:
+            buf = head
+        else:
+            k = len(head)
+            buf = np.empty(k + len(data), dtype=np.uint8)
+            buf[:k] = np.frombuffer(head, dtype=np.uint8)
+            buf[k:] = np.frombuffer(data, dtype=np.uint8)
         req = self.comm.Isend([buf, self.MPI.BYTE], dest=dst, tag=PKT)
         self.pending.append((req, buf))
         if len(self.pending) > 32:
