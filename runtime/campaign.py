@@ -78,9 +78,11 @@ def summarize(runs: list[dict]) -> dict:
         "node_failures": sum(1 for r in runs if r["crashes"] and r["crashes"][0].startswith("node")),
         "outputs_equal_to_failure_free": sum(1 for r in fin if r["equal"]),
         "outputs_different": sum(1 for r in fin if r["equal"] is False),
-        "invariant_violations": sum(1 for r in fin if (r.get("trace") or {}).get("verdict") == "violation"),
-        "traces_inconsistent": sum(1 for r in fin if (r.get("trace") or {}).get("verdict") == "inconsistent"),
-        "unexplained_hangs": sum(1 for r in runs if r["status"] == "hang"),
+        "invariant_violations": sum(1 for r in runs if (r.get("trace") or {}).get("verdict") == "violation"),
+        "traces_inconsistent": sum(1 for r in runs if (r.get("trace") or {}).get("verdict") == "inconsistent"),
+        "hangs": sum(1 for r in runs if r["status"] == "hang"),
+        "unexplained_hangs": sum(1 for r in runs if r["status"] == "hang"
+                                 and (r.get("trace") or {}).get("verdict") != "violation"),
         "errors": sum(1 for r in runs if r["status"] == "error"),
         "teardown_killed": sum(1 for r in runs if r.get("teardown_killed")),
         "by_protocol_and_mode": by,
@@ -93,7 +95,8 @@ def print_report(rep: dict) -> None:
           f"failures), {rep['seconds']:.0f} s")
     print(f"  outputs equal to failure-free {s['outputs_equal_to_failure_free']}, different {s['outputs_different']}")
     print(f"  invariant violations {s['invariant_violations']}, inconsistent traces {s['traces_inconsistent']}, "
-          f"hangs {s['unexplained_hangs']}, errors {s['errors']}, MPI teardowns killed after the run "
+          f"hangs {s['hangs']} ({s['unexplained_hangs']} unexplained by the trace), errors {s['errors']}, "
+          f"MPI teardowns killed after the run "
           f"{s.get('teardown_killed', 0)}")
     for k, b in s["by_protocol_and_mode"].items():
         print(f"  {k:<28} runs {b['runs']:>3}  failures {b['failures_injected']:>3}  equal {b['equal']:>3}  "

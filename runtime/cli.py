@@ -74,8 +74,10 @@ def print_run(rep) -> None:
         tail = rep.stderr.strip().splitlines()[-3:]
         for line in tail:
             print(f"  | {line}")
-        return
-    print(f"  output {'EQUAL to' if rep.equal else 'DIFFERENT from'} the failure-free run's")
+        if rep.status == "error":
+            return
+    else:
+        print(f"  output {'EQUAL to' if rep.equal else 'DIFFERENT from'} the failure-free run's")
     t = rep.trace
     if t:
         print(f"  check-trace: {t['verdict'].upper()} over {t['events']} events ({t['seconds']:.1f} s)"

@@ -224,8 +224,11 @@ def run(cfg: RunConfig, run_dir: Path, timeout: float = 120.0, hostfile: str | N
     failures = max((r.failures for r in got.results if r is not None), default=0)
     equal = outputs(got.results, _deterministic(cfg)) == ref if got.status == "finished" else None
     trace = None
-    if check and cfg.trace and got.status == "finished":
+    if check and cfg.trace and got.status in ("finished", "hang"):
+        # after a hang the journals are a consistent cut (a packet is journaled
+        # before it is sent): the model says whether the protocol itself is
+        # stuck there (a violation explains the hang) or the runtime is
         from runtime.check import check_trace
-        trace = check_trace(run_dir).as_dict()
+        trace = check_trace(run_dir, partial=got.status == "hang").as_dict()
     return RunReport(cfg.protocol, cfg.workload, cfg.n, cfg.nodes, cfg.mode, specs, got.status,
                      round(got.seconds, 2), failures, equal, trace, str(run_dir), got.stderr, got.teardown_killed)
