@@ -68,3 +68,15 @@ def test_missing_mpi_is_one_line(monkeypatch, capsys):
 def test_runtime_usage_errors_exit_2(argv, capsys):
     assert main(argv) == 2
     assert capsys.readouterr().err.startswith("rrcheck: ")
+
+
+def test_campaign_summary_tells_explained_hangs_apart():
+    from runtime.campaign import summarize
+    run = {"protocol": "sbml", "mode": "soft", "crashes": ["1@3"], "failures_injected": 1}
+    runs = [dict(run, status="finished", equal=True, trace={"verdict": "pass"}),
+            dict(run, status="hang", equal=None, trace={"verdict": "violation"}),
+            dict(run, status="hang", equal=None, trace={"verdict": "inconsistent"}),
+            dict(run, status="finished", equal=False, trace={"verdict": "pass"}, teardown_killed=True)]
+    s = summarize(runs)
+    assert (s["runs"], s["hangs"], s["unexplained_hangs"], s["invariant_violations"]) == (4, 2, 1, 1)
+    assert (s["outputs_equal_to_failure_free"], s["outputs_different"], s["teardown_killed"]) == (1, 1, 1)
