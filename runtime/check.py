@@ -25,7 +25,7 @@ broken invariant fails the check.
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
 from checker.errors import UsageError

@@ -7,7 +7,6 @@ the whole process group of ``mpiexec`` is killed, never waited on.
 """
 from __future__ import annotations
 
-import json
 import os
 import re
 import shutil

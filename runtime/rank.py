@@ -20,7 +20,6 @@ birth) — in the model those were lost with the crashed incarnation
 """
 from __future__ import annotations
 
-import time
 from collections import Counter
 from pathlib import Path
 

@@ -15,7 +15,7 @@ import time
 from pathlib import Path
 
 from runtime import ulfm
-from runtime.files import RunConfig, load_config
+from runtime.files import load_config
 from runtime.rank import Rank
 from runtime.transport import Transport, mpi
 
