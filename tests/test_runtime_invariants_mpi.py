@@ -40,7 +40,7 @@ def _recovered(rep, node=False):
 
 def test_runtime_invariants_sbml_soft_crash_ring(tmp_path):
     w = _recovered(_run(tmp_path, "sbml", "ring", 3, 3, "1@6", "soft"))
-    assert w["replayed_receptions"] + w["logged_messages_resent"] >= 1
+    assert w.get("replayed_receptions", 0) + w.get("logged_messages_resent", 0) >= 1
 
 
 def test_runtime_invariants_correlated_set_soft_node_crash_stencil(tmp_path):
@@ -94,4 +94,4 @@ def test_runtime_invariants_master_worker_any_source_kill(tmp_path):
     results) must not depend on the arrival order."""
     rep = _run(tmp_path, "sbml", "master_worker", 3, 3, "0@5", "kill", iters=2)
     w = _recovered(rep)
-    assert w["logged_messages_resent"] + w["replayed_receptions"] >= 1
+    assert w.get("logged_messages_resent", 0) + w.get("replayed_receptions", 0) >= 1
