@@ -6,6 +6,7 @@
     rrcheck check --all
     rrcheck check-workload W
     rrcheck replay FILE [--svg OUT]
+    rrcheck fuzz PROTOCOL [--mutant NAME] [--procs N] [--failures F] [--examples K] [--seed S] [--json]
     rrcheck group PATTERN --method node|metis|rcb|rpcs --groups K
 
 Exit status: 0 as expected (a pass; for ``--all`` every protocol passes and
@@ -93,6 +94,9 @@ def _parser() -> argparse.ArgumentParser:
     s.add_argument("--svg", help="write a space-time diagram")
     s.add_argument("--json", action="store_true")
     s.set_defaults(func=cmd_replay)
+
+    from checker import fuzz
+    fuzz.add_parser(sub)
 
     try:
         from grouping import cli as grouping_cli
