@@ -23,6 +23,7 @@ actions and successors and the :class:`~checker.invariants.Judge` for verdicts.
 """
 from __future__ import annotations
 
+import random
 import sys
 import time
 from dataclasses import dataclass, field
@@ -41,10 +42,10 @@ from checker.invariants import Judge, Violation
 _COMMON = dict(deadline=None, database=None, derandomize=False, report_multiple_bugs=False,
                suppress_health_check=list(HealthCheck), verbosity=Verbosity.quiet,
                phases=(Phase.explicit, Phase.generate, Phase.shrink))
-settings.register_profile("ci", max_examples=300, stateful_step_count=100, **_COMMON)
+settings.register_profile("ci", max_examples=1000, stateful_step_count=100, **_COMMON)
 settings.register_profile("deep", max_examples=5000, stateful_step_count=400, **_COMMON)
 PROFILES = ("ci", "deep")
-SHRINK_SECONDS = {"ci": 8, "deep": 120}  # Hypothesis's own cap is 300 s
+SHRINK_SECONDS = {"ci": 5, "deep": 120}  # Hypothesis's own cap is 300 s
 
 CHOICE = st.integers(min_value=0, max_value=255)  # which enabled event of a kind; shrinks to the first
 
@@ -77,6 +78,7 @@ class Tally:
     max_depth: int = 0
     found_after: int | None = None             # examples run when the first violation appeared
     found_seconds: float | None = None
+    narrowed: int = 0  # runs in which Hypothesis never took some kind of event that was enabled (swarm)
     t0: float = field(default_factory=time.perf_counter)
     progress: bool = False
     _last: float = 0.0
@@ -104,7 +106,10 @@ def machine(system, judge: Judge, tally: Tally | None = None) -> type[RuleBasedS
     scheduler events, invariants the judge's properties."""
     tally = tally if tally is not None else Tally()
     depth = system.bounds.depth
-    patience = st.integers(min_value=0, max_value=run_length(system))
+    # a failure plan: up to the failure budget of (when, which) pairs, "when"
+    # counted in events up to the length of a failure-free run
+    strikes = st.lists(st.tuples(st.integers(min_value=0, max_value=run_length(system)), CHOICE),
+                       max_size=system.bounds.failures)
 
     class Run(RuleBasedStateMachine):
         def __init__(self) -> None:
@@ -115,7 +120,10 @@ def machine(system, judge: Judge, tally: Tally | None = None) -> type[RuleBasedS
             self._acts: list[tuple] | None = None
             self._judged = None          # the last state judge.state saw
             self._terminal_judged = None
-            self.patience = 0
+            self.strikes: list[tuple[int, int]] = []
+            self.tail = random.Random(0)  # the seeded scheduler of settle and teardown
+            self.offered: set[str] = set()  # kinds of event enabled at some point of the run
+            self.taken: set[str] = set()    # kinds Hypothesis chose
             tally.examples += 1
             tally.seen.add(hash(self.s))
             tally.tick()
@@ -124,10 +132,14 @@ def machine(system, judge: Judge, tally: Tally | None = None) -> type[RuleBasedS
         def enabled(self, kind: str | None = None) -> list[tuple]:
             if self._acts is None:
                 self._acts = system.actions(self.s)
+                self.offered.update(a[0] for a in self._acts)
             return self._acts if kind is None else [a for a in self._acts if a[0] == kind]
 
         def _take(self, kind: str, i: int) -> None:
             acts = self.enabled(kind)
+            if not acts:
+                return  # the run is over: an idle step
+            self.taken.add(kind)
             self._do(acts[i % len(acts)])
 
         def _do(self, a: tuple) -> None:
@@ -141,6 +153,13 @@ def machine(system, judge: Judge, tally: Tally | None = None) -> type[RuleBasedS
             self._check_state()
             if all(x[0] in CRASHES for x in self.enabled()):
                 self._check_terminal()
+            if self.strikes and self.strikes[0][0] <= len(self.trace):
+                self._strike(self.strikes.pop(0)[1])
+
+        def _strike(self, i: int) -> None:
+            crashes = [a for a in self.enabled() if a[0] in CRASHES]
+            if crashes:
+                self._do(crashes[i % len(crashes)])
 
         def _check(self, v: Violation | None) -> None:
             if v is not None:
@@ -160,71 +179,84 @@ def machine(system, judge: Judge, tally: Tally | None = None) -> type[RuleBasedS
                 self._terminal_judged = self.s
                 self._check(judge.terminal(self.s))
 
-        @initialize(patience=patience)
-        def plan(self, patience):
-            """How many events pass before a failure may strike, up to the
-            length of a failure-free run. With every rule equally likely, a
-            crash would otherwise come early in most runs, before the messages
-            a recovery must deal with exist."""
-            self.patience = patience
+        @initialize(plan=strikes, tail=st.integers(min_value=0, max_value=2**32 - 1))
+        def plan_failures(self, plan, tail):
+            """Failures that strike after a drawn number of events, whatever
+            rules run, the fixed scheduler's included. The crash rules alone
+            would put most failures early (every valid rule is equally likely)
+            and none in the runs whose swarm switches them off."""
+            self.strikes = sorted(plan)
+            self.tail = random.Random(tail)
+            if self.strikes and self.strikes[0][0] == 0:
+                self._strike(self.strikes.pop(0)[1])
 
-        def may_fail(self, kind: str) -> bool:
-            return len(self.trace) >= self.patience and bool(self.enabled(kind))
+        def settling(self) -> list[tuple]:
+            return [a for a in self.enabled() if a[0] not in CRASHES]
+
+        def offers(self, kind: str) -> bool:
+            """The rule of ``kind`` is valid: an event of that kind is enabled,
+            or the run is over (nothing but crashes enabled) and every rule
+            without an event is an idle step. (Were only one rule valid then,
+            Hypothesis would throw away every run whose swarm switched that
+            rule off.)"""
+            return bool(self.enabled(kind)) or not self.settling()
 
         # -- the scheduler events, one rule per kind ------------------------------
-        @precondition(lambda self: self.enabled("step"))
+        @precondition(lambda self: self.offers("step"))
         @rule(i=CHOICE)
         def app_step(self, i):
             """A process sends, or passes a checkpoint site."""
             self._take("step", i)
 
-        @precondition(lambda self: self.enabled("recv"))
+        @precondition(lambda self: self.offers("recv"))
         @rule(i=CHOICE)
         def match(self, i):
             """A process's receive matches a message in its queue."""
             self._take("recv", i)
 
-        @precondition(lambda self: self.enabled("choose"))
+        @precondition(lambda self: self.offers("choose"))
         @rule(i=CHOICE)
         def choose(self, i):
             """A process makes a non-deterministic choice."""
             self._take("choose", i)
 
-        @precondition(lambda self: self.enabled("deliver"))
+        @precondition(lambda self: self.offers("deliver"))
         @rule(i=CHOICE)
         def deliver(self, i):
             """A packet arrives."""
             self._take("deliver", i)
 
-        @precondition(lambda self: self.enabled("internal"))
+        @precondition(lambda self: self.offers("internal"))
         @rule(i=CHOICE)
         def protocol_step(self, i):
             """A protocol-internal step: a checkpoint, a control message, a log write."""
             self._take("internal", i)
 
-        @precondition(lambda self: self.may_fail("crash"))
+        @precondition(lambda self: self.offers("crash"))
         @rule(i=CHOICE)
         def crash(self, i):
             """A process crashes (within the failure budget)."""
             self._take("crash", i)
 
-        @precondition(lambda self: self.may_fail("crash_node"))
+        @precondition(lambda self: self.offers("crash_node"))
         @rule(i=CHOICE)
         def crash_node(self, i):
             """A node crashes with every process on it."""
             self._take("crash_node", i)
 
-        @precondition(lambda self: self.enabled("restart"))
+        @precondition(lambda self: self.offers("restart"))
         @rule(i=CHOICE)
         def restart(self, i):
             """A crashed process restarts from stable storage."""
             self._take("restart", i)
 
-        @precondition(lambda self: all(a[0] in CRASHES and not self.may_fail(a[0]) for a in self.enabled()))
         @rule()
-        def ended(self):
-            """Nothing the run may take is enabled: it is over (and was judged
-            when it got here)."""
+        def settle(self):
+            """The seeded scheduler's next event: one of the enabled events
+            that are not crashes (the run's end is judged when it gets there)."""
+            acts = self.settling()
+            if acts:
+                self._do(self.tail.choice(acts))
 
         # -- the properties ---------------------------------------------------------
         @invariant()
@@ -233,16 +265,18 @@ def machine(system, judge: Judge, tally: Tally | None = None) -> type[RuleBasedS
             self._check_state()
 
         def teardown(self):
-            """Finish the run with the first enabled event that is not a crash,
-            then judge its terminal state."""
+            """Finish the run with the seeded scheduler (and the planned
+            failures), then judge its terminal state."""
             if self.failed:
                 return
+            if self.offered - self.taken:
+                tally.narrowed += 1
             while len(self.trace) < depth:
-                acts = [a for a in self.enabled() if a[0] not in CRASHES]
+                acts = self.settling()
                 if not acts:
                     self._check_terminal()
                     return
-                self._do(acts[0])
+                self._do(self.tail.choice(acts))
 
     Run.__name__ = Run.__qualname__ = f"Run_{system.protocol.name}_{system.workload.name}".replace("-", "_")
     return Run
@@ -261,17 +295,18 @@ def run_length(system) -> int:
 
 
 def hunt(system, judge: Judge, profile: str = "ci", examples: int | None = None, seed: int = 0,
-         progress: bool | None = None) -> tuple[Result, Tally]:
+         progress: bool | None = None, shrink: bool = True) -> tuple[Result, Tally]:
     """Run the state machine of ``system`` under a settings profile; the
-    result has the fields of an explicit search's, with the shrunk run as its
-    trace."""
+    result has the fields of an explicit search's, with the shrunk run (or,
+    without ``shrink``, the first failing run) as its trace."""
     tally = Tally(progress=sys.stderr.isatty() if progress is None else progress)
     base = settings.get_profile(profile)
     # room for a whole run chosen by Hypothesis, its failures and recoveries
     # included, but not much more: once it has ended, every further step
     # Hypothesis takes is an idle one, and they cost most of the shrinking time
-    steps = min(base.stateful_step_count, 2 * run_length(system) + 8)
-    cfg = settings(base, stateful_step_count=steps, **({"max_examples": examples} if examples else {}))
+    steps = min(base.stateful_step_count, run_length(system) + 4)
+    cfg = settings(base, stateful_step_count=steps, **({"max_examples": examples} if examples else {}),
+                   **({} if shrink else {"phases": tuple(p for p in base.phases if p != Phase.shrink)}))
     factory = hseed(seed)(machine(system, judge, tally))
     violation, trace = None, []
     # Hypothesis has no setting for the time spent shrinking; this module
