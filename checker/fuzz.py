@@ -22,8 +22,9 @@ from checker.classify import failure_free
 from checker.errors import UsageError
 from checker.invariants import Judge, applicable
 from checker.scenarios import DEFAULTS, Scenario, make_system, scenario_for_mutant
-from checker.stateful import PROFILES, hunt
 from protocols.mutants import MUTANTS, PROTOCOLS
+
+PROFILES = ("ci", "deep")  # the Hypothesis settings profiles checker/stateful.py registers
 
 # Per mutant: twice its exhaustive scenario (MUTANT_SCENARIOS) in processes or
 # in failures. Fixed executions from a paper keep their processes and double
@@ -77,17 +78,23 @@ class Fuzz(Check):
     examples: int = 0
     found_after: int | None = None      # runs until the first violation, before shrinking
     found_seconds: float | None = None
-    narrowed: int = 0                   # runs that never took some enabled kind of event (swarm)
+    narrowed: int = 0                   # runs that never chose some enabled kind of event (swarm)
 
     def as_dict(self) -> dict:
         return {**super().as_dict(), "engine": "hypothesis", "exhaustive": False, "profile": self.profile,
-                "seed": self.seed, "examples": self.examples, "runs_narrowed_by_swarm": self.narrowed, "examples_to_find": self.found_after,
+                "seed": self.seed, "examples": self.examples, "runs_never_choosing_an_enabled_kind": self.narrowed, "examples_to_find": self.found_after,
                 "seconds_to_find": round(self.found_seconds, 3) if self.found_seconds is not None else None}
 
 
 def run_fuzz(protocol: str, scenario: Scenario, mutant: str | None = None, properties=None,
              out: Path | None = None, profile: str = "ci", examples: int | None = None, seed: int = 0,
              grouping: tuple[int, ...] | None = None, progress: bool | None = None, shrink: bool = True) -> Fuzz:
+    try:
+        from checker.stateful import hunt
+    except ImportError:
+        raise UsageError("rrcheck fuzz needs Hypothesis: pip install 'hypothesis>=6.100' (or -e '.[test]')")
+    if profile not in PROFILES:
+        raise UsageError(f"unknown profile {profile!r}; choose one of {', '.join(PROFILES)}")
     system, workload = make_system(protocol, scenario, mutant, grouping)
     mine = applicable(system.protocol.name)
     props = tuple(properties or mine)

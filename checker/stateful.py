@@ -12,10 +12,13 @@ actions and successors and the :class:`~checker.invariants.Judge` for verdicts.
   of rules off for each run (its feature flags, after Groce et al., "Swarm
   testing", ISSTA 2012), so each run draws from a random subset of event kinds:
   runs without deliveries, say, let protocol steps and crashes pile up.
-- When Hypothesis stops choosing, the run is finished by a fixed scheduler (the
-  first enabled event that is not a crash) and judged at its terminal state, as
-  the explorer judges every terminal state: Termination, FailureFreeEquivalence,
-  NoOrphan and NoDuplicateDelivery are end-of-run properties.
+- Each run first draws a failure plan (crashes that strike after a drawn number
+  of events, whatever rules run) and the seed of a scheduler that the ``settle``
+  rule follows, and that finishes the run when Hypothesis stops choosing (about
+  the length of a failure-free run, :func:`run_length`). The finished run is
+  judged at its terminal state, as the explorer judges every terminal state:
+  Termination, FailureFreeEquivalence, NoOrphan and NoDuplicateDelivery are
+  end-of-run properties.
 - A violation raises :class:`Violated` carrying the events that led to it; one
   subclass per property, so the shrinker (which keeps the exception's type)
   keeps the property while it shortens the run. The shrunk events are a
@@ -44,7 +47,7 @@ _COMMON = dict(deadline=None, database=None, derandomize=False, report_multiple_
                phases=(Phase.explicit, Phase.generate, Phase.shrink))
 settings.register_profile("ci", max_examples=1000, stateful_step_count=100, **_COMMON)
 settings.register_profile("deep", max_examples=5000, stateful_step_count=400, **_COMMON)
-PROFILES = ("ci", "deep")
+PROFILES = ("ci", "deep")  # checker/fuzz.py offers them without importing Hypothesis
 SHRINK_SECONDS = {"ci": 5, "deep": 120}  # Hypothesis's own cap is 300 s
 
 CHOICE = st.integers(min_value=0, max_value=255)  # which enabled event of a kind; shrinks to the first
@@ -78,7 +81,7 @@ class Tally:
     max_depth: int = 0
     found_after: int | None = None             # examples run when the first violation appeared
     found_seconds: float | None = None
-    narrowed: int = 0  # runs in which Hypothesis never took some kind of event that was enabled (swarm)
+    narrowed: int = 0  # runs in which Hypothesis never chose some kind of event that was enabled
     t0: float = field(default_factory=time.perf_counter)
     progress: bool = False
     _last: float = 0.0
@@ -121,7 +124,7 @@ def machine(system, judge: Judge, tally: Tally | None = None) -> type[RuleBasedS
             self._judged = None          # the last state judge.state saw
             self._terminal_judged = None
             self.strikes: list[tuple[int, int]] = []
-            self.tail = random.Random(0)  # the seeded scheduler of settle and teardown
+            self.tail = random.Random(0)  # the seeded scheduler of settle and teardown (reseeded by the plan)
             self.offered: set[str] = set()  # kinds of event enabled at some point of the run
             self.taken: set[str] = set()    # kinds Hypothesis chose
             tally.examples += 1
@@ -182,7 +185,7 @@ def machine(system, judge: Judge, tally: Tally | None = None) -> type[RuleBasedS
         @initialize(plan=strikes, tail=st.integers(min_value=0, max_value=2**32 - 1))
         def plan_failures(self, plan, tail):
             """Failures that strike after a drawn number of events, whatever
-            rules run, the fixed scheduler's included. The crash rules alone
+            rules run, the seeded scheduler's included; and that scheduler's seed. The crash rules alone
             would put most failures early (every valid rule is equally likely)
             and none in the runs whose swarm switches them off."""
             self.strikes = sorted(plan)
@@ -283,7 +286,7 @@ def machine(system, judge: Judge, tally: Tally | None = None) -> type[RuleBasedS
 
 
 def run_length(system) -> int:
-    """The number of events of the failure-free run the fixed scheduler takes."""
+    """The number of events of one failure-free run (the first enabled event at each step)."""
     s, n = system.initial(), 0
     while n < system.bounds.depth:
         acts = [a for a in system.actions(s) if a[0] not in CRASHES]
@@ -301,9 +304,9 @@ def hunt(system, judge: Judge, profile: str = "ci", examples: int | None = None,
     without ``shrink``, the first failing run) as its trace."""
     tally = Tally(progress=sys.stderr.isatty() if progress is None else progress)
     base = settings.get_profile(profile)
-    # room for a whole run chosen by Hypothesis, its failures and recoveries
-    # included, but not much more: once it has ended, every further step
-    # Hypothesis takes is an idle one, and they cost most of the shrinking time
+    # Hypothesis chooses about a failure-free run's worth of events and the
+    # seeded scheduler finishes the run: more steps would mostly be idle ones
+    # once the run has ended, and they cost most of the shrinking time
     steps = min(base.stateful_step_count, run_length(system) + 4)
     cfg = settings(base, stateful_step_count=steps, **({"max_examples": examples} if examples else {}),
                    **({} if shrink else {"phases": tuple(p for p in base.phases if p != Phase.shrink)}))

@@ -96,8 +96,17 @@ def test_invariants_stateful_machine_has_a_rule_per_event_kind():
     rules = {r.function.__name__ for r in m.rules}
     assert {"app_step", "match", "choose", "deliver", "protocol_step", "crash", "crash_node",
             "restart", "settle"} <= rules
-    assert len(rules) == len(T.ACTION_KINDS) + 1  # one per kind of event, and the fixed scheduler
+    assert len(rules) == len(T.ACTION_KINDS) + 1  # one per kind of event, and the seeded scheduler
     assert {i.function.__name__ for i in m.invariants} == {"state_properties"}
+
+
+def test_fuzz_offers_the_profiles_the_engine_registers():
+    from hypothesis import settings
+
+    from checker import fuzz, stateful
+    assert fuzz.PROFILES == stateful.PROFILES
+    for name in fuzz.PROFILES:
+        assert settings.get_profile(name).database is None  # runs are reproducible from --seed alone
 
 
 def test_invariants_stateful_same_seed_same_counterexample():
