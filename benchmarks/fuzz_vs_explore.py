@@ -23,7 +23,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from checker.check import run_check  # noqa: E402
-from checker.fuzz import fuzz_scenario, procs_of, run_fuzz  # noqa: E402
+from checker.fuzz import fuzz_scenario, procs_of, run_fuzz, sequential_failures  # noqa: E402
 from checker.scenarios import MUTANT_SCENARIOS  # noqa: E402
 from checker.trace import write_atomic  # noqa: E402
 from protocols.mutants import MUTANTS  # noqa: E402
@@ -46,7 +46,8 @@ def main() -> int:
         small, big = MUTANT_SCENARIOS[name], fuzz_scenario(None, name)
         runs = []
         for seed in range(args.seeds):
-            f = run_fuzz(m.protocol, big, name, seed=seed, progress=False)
+            f = run_fuzz(m.protocol, big, name, seed=seed, progress=False,
+                         sequential=sequential_failures(m.protocol, name))
             r = f.result
             runs.append({"seed": seed, "caught": f.expected, "property": r.violation.property if r.violation else None,
                          "examples_to_find": f.found_after,

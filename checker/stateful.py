@@ -110,8 +110,9 @@ def machine(system, judge: Judge, tally: Tally | None = None) -> type[RuleBasedS
     tally = tally if tally is not None else Tally()
     depth = system.bounds.depth
     # a failure plan: up to the failure budget of (when, which) pairs, "when"
-    # counted in events up to the length of a failure-free run
-    strikes = st.lists(st.tuples(st.integers(min_value=0, max_value=run_length(system)), CHOICE),
+    # counted in events up to twice the length of a failure-free run (a run
+    # that takes its checkpoints, or recovers, is longer)
+    strikes = st.lists(st.tuples(st.integers(min_value=0, max_value=2 * run_length(system)), CHOICE),
                        max_size=system.bounds.failures)
 
     class Run(RuleBasedStateMachine):

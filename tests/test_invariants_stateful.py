@@ -12,7 +12,8 @@ import pytest
 
 from checker import trace as T
 from checker.cli import main
-from checker.fuzz import FUZZ_SCENARIOS, at_least_twice, fuzz_scenario, procs_of, run_fuzz
+from checker.fuzz import (FUZZ_SCENARIOS, at_least_twice, fuzz_scenario, procs_of, run_fuzz,
+                          sequential_failures)
 from checker.scenarios import DEFAULTS, MUTANT_SCENARIOS, Scenario, make_system
 from checker.stateful import machine
 from protocols.mutants import MUTANTS
@@ -58,7 +59,7 @@ def test_invariants_stateful_catches_mutant_at_twice_the_size(tmp_path, name):
     m = MUTANTS[name]
     sc = fuzz_scenario(None, name)
     assert at_least_twice(sc, MUTANT_SCENARIOS[name])
-    f = run_fuzz(m.protocol, sc, name, out=tmp_path)
+    f = run_fuzz(m.protocol, sc, name, out=tmp_path, sequential=sequential_failures(m.protocol, name))
     r = f.result
     assert r.verdict == "violation", f"{name} not caught on {sc.label()}"
     assert r.violation.property in m.catches
@@ -67,6 +68,17 @@ def test_invariants_stateful_catches_mutant_at_twice_the_size(tmp_path, name):
     rep = T.replay(cx)
     assert rep.violation is not None and rep.violation.property == r.violation.property
     assert rep.steps == len(cx.events)
+
+
+@pytest.mark.parametrize("name", sorted(MUTANTS))
+def test_invariants_stateful_fuzz_configuration_is_fair(name):
+    """The correct protocol shows no violation on the configuration its mutant
+    is caught on: the catch is the mutant's, not the configuration's."""
+    m = MUTANTS[name]
+    f = run_fuzz(m.protocol, fuzz_scenario(None, name), seed=2, examples=150, shrink=False,
+                 sequential=sequential_failures(m.protocol, name))
+    assert f.result.verdict == "pass", f.result.violation
+    assert f.result.witnesses["crashes"] > 0 and f.result.witnesses["rollbacks"] > 0
 
 
 def test_fuzz_configurations_are_twice_the_exhaustive_ones():
@@ -78,7 +90,8 @@ def test_fuzz_configurations_are_twice_the_exhaustive_ones():
     big = fuzz_scenario("coordinated", None)
     assert procs_of(big) == 2 * procs_of(DEFAULTS["coordinated"][0])
     fixed = fuzz_scenario("sbml", None)  # theorem2 is a fixed execution
-    assert fixed.workload == "theorem2" and fixed.failures == 2
+    assert fixed.workload == "theorem2" and fixed.failures == 2 and sequential_failures("sbml", None)
+    assert not sequential_failures("coordinated", None)
 
 
 def test_invariants_stateful_machine_has_a_rule_per_event_kind():
