@@ -110,9 +110,9 @@ def machine(system, judge: Judge, tally: Tally | None = None) -> type[RuleBasedS
     tally = tally if tally is not None else Tally()
     depth = system.bounds.depth
     # a failure plan: up to the failure budget of (when, which) pairs, "when"
-    # counted in events up to twice the length of a failure-free run (a run
-    # that takes its checkpoints, or recovers, is longer)
-    strikes = st.lists(st.tuples(st.integers(min_value=0, max_value=2 * run_length(system)), CHOICE),
+    # counted in moments where a crash makes a difference (see _moment), up to
+    # the length of a failure-free run
+    strikes = st.lists(st.tuples(st.integers(min_value=0, max_value=run_length(system)), CHOICE),
                        max_size=system.bounds.failures)
 
     class Run(RuleBasedStateMachine):
@@ -125,6 +125,7 @@ def machine(system, judge: Judge, tally: Tally | None = None) -> type[RuleBasedS
             self._judged = None          # the last state judge.state saw
             self._terminal_judged = None
             self.strikes: list[tuple[int, int]] = []
+            self.moments = 0  # events after which a planned crash could strike
             self.tail = random.Random(0)  # the seeded scheduler of settle and teardown (reseeded by the plan)
             self.offered: set[str] = set()  # kinds of event enabled at some point of the run
             self.taken: set[str] = set()    # kinds Hypothesis chose
@@ -157,8 +158,22 @@ def machine(system, judge: Judge, tally: Tally | None = None) -> type[RuleBasedS
             self._check_state()
             if all(x[0] in CRASHES for x in self.enabled()):
                 self._check_terminal()
-            if self.strikes and self.strikes[0][0] <= len(self.trace):
-                self._strike(self.strikes.pop(0)[1])
+            if self.strikes and a[0] not in CRASHES:
+                self._moment(s, a, s2)
+
+        def _moment(self, s, a: tuple, s2) -> None:
+            """A crash right after ``a`` makes a difference only if it strikes
+            the actor (or its node) after the actor did something others can
+            see (:meth:`checker.model.System.crashes_after`, the explorer's
+            reduction); with no failure during a recovery, after any event."""
+            if system.bounds.no_failure_during_recovery:
+                crashes = [x for x in self.enabled() if x[0] in CRASHES]
+            else:
+                crashes = system.crashes_after(s, a, s2)
+            if crashes:
+                self.moments += 1
+                if self.strikes[0][0] <= self.moments:
+                    self._do(crashes[self.strikes.pop(0)[1] % len(crashes)])
 
         def _strike(self, i: int) -> None:
             crashes = [a for a in self.enabled() if a[0] in CRASHES]
@@ -185,8 +200,8 @@ def machine(system, judge: Judge, tally: Tally | None = None) -> type[RuleBasedS
 
         @initialize(plan=strikes, tail=st.integers(min_value=0, max_value=2**32 - 1))
         def plan_failures(self, plan, tail):
-            """Failures that strike after a drawn number of events, whatever
-            rules run, the seeded scheduler's included; and that scheduler's seed. The crash rules alone
+            """Failures that strike at a drawn moment, whatever rules run, the
+            seeded scheduler's included; and that scheduler's seed. The crash rules alone
             would put most failures early (every valid rule is equally likely)
             and none in the runs whose swarm switches them off."""
             self.strikes = sorted(plan)
