@@ -6,6 +6,7 @@
     rrcheck check --all
     rrcheck check-workload W
     rrcheck replay FILE [--svg OUT]
+    rrcheck fuzz PROTOCOL [--mutant NAME] [--procs N] [--failures F] [--examples K] [--seed S] [--json]
     rrcheck group PATTERN --method node|metis|rcb|rpcs --groups K
 
 Exit status: 0 as expected (a pass; for ``--all`` every protocol passes and
@@ -100,6 +101,8 @@ def _parser() -> argparse.ArgumentParser:
     s.add_argument("--json", action="store_true")
     s.set_defaults(func=cmd_replay)
 
+    from checker import fuzz
+    fuzz.add_parser(sub)
     try:  # the MPI runtime: rrcheck run, check-trace, campaign (runtime/cli.py)
         from runtime import cli as runtime_cli
         runtime_cli.add_parsers(sub)

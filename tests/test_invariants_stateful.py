@@ -1,0 +1,158 @@
+"""The stateful Hypothesis engine (checker/stateful.py, `rrcheck fuzz`) under
+its `ci` profile: every correct protocol's state machine finds nothing on its
+default scenarios, every mutant is caught on its own and on a configuration
+twice that size with a shrunk counterexample that replays, and on the default
+scenarios Hypothesis and the explicit search never disagree.
+
+The catalogue comes from the registries: a protocol added to DEFAULTS, or a
+mutant to MUTANTS and MUTANT_SCENARIOS, is covered here with no new test."""
+import json
+
+import pytest
+
+from checker import trace as T
+from checker.cli import main
+from checker.fuzz import (FUZZ_SCENARIOS, at_least_twice, fuzz_scenario, procs_of, run_fuzz,
+                          sequential_failures)
+from checker.scenarios import DEFAULTS, MUTANT_SCENARIOS, Scenario, make_system
+from checker.stateful import machine
+from protocols.mutants import MUTANTS
+
+CASES = [(p, sc) for p, scs in DEFAULTS.items() for sc in scs]
+
+
+@pytest.mark.parametrize("protocol,scenario", CASES, ids=[f"{p}-{sc.label()}" for p, sc in CASES])
+def test_invariants_stateful_protocol_agrees_with_explicit_search(checked, protocol, scenario):
+    """Hypothesis finds no violation where the exhaustive search proves there is
+    none, and its runs are not vacuous: crashes, rollbacks, and runs with
+    failures that reached their end in a failure-free final state."""
+    assert checked(protocol, scenario).result.verdict == "pass"
+    f = run_fuzz(protocol, scenario, seed=1, examples=200)
+    r = f.result
+    assert r.verdict == "pass", r.violation
+    assert r.strategy == "hypothesis" and f.examples >= 200
+    w = r.witnesses
+    assert w["crashes"] > 0 and w["rollbacks"] > 0 and w["terminal_states_after_failure"] > 0
+    assert w["equivalent_terminals_after_failure"] == w["terminal_states_after_failure"]
+    if scenario.checkpoints:
+        assert w["checkpoints"] > 0
+    assert f.narrowed > 0  # swarm: some runs never took an event kind that was enabled
+
+
+@pytest.mark.parametrize("name", sorted(MUTANTS))
+def test_invariants_stateful_mutant_agrees_with_explicit_search(checked, name):
+    """On each mutant's exhaustive scenario both engines report a violation of
+    a property meant to catch it."""
+    m = MUTANTS[name]
+    sc = MUTANT_SCENARIOS[name]
+    assert checked(m.protocol, sc, name).result.violation.property in m.catches
+    f = run_fuzz(m.protocol, sc, name, shrink=False)
+    assert f.result.verdict == "violation" and f.result.violation.property in m.catches
+    assert f.expected and f.found_after is not None and f.found_after <= f.examples
+
+
+@pytest.mark.parametrize("name", sorted(MUTANTS))
+def test_invariants_stateful_catches_mutant_at_twice_the_size(tmp_path, name):
+    """Each mutant is caught within the default example budget on a
+    configuration twice its exhaustive one (in processes or failures), and
+    the shrunk counterexample replays to the same violation."""
+    m = MUTANTS[name]
+    sc = fuzz_scenario(None, name)
+    assert at_least_twice(sc, MUTANT_SCENARIOS[name])
+    f = run_fuzz(m.protocol, sc, name, out=tmp_path, sequential=sequential_failures(m.protocol, name))
+    r = f.result
+    assert r.verdict == "violation", f"{name} not caught on {sc.label()}"
+    assert r.violation.property in m.catches
+    cx = T.load(f.counterexample)
+    assert cx.mutant == name and cx.events == [list(a) for a in r.trace]
+    rep = T.replay(cx)
+    assert rep.violation is not None and rep.violation.property == r.violation.property
+    assert rep.steps == len(cx.events)
+
+
+@pytest.mark.parametrize("name", sorted(n for n, m in MUTANTS.items() if m.knobs))
+def test_invariants_stateful_fuzz_configuration_is_fair(name):
+    """The correct protocol shows no violation on the configuration its mutant
+    is caught on: the catch is the wrong knob's, not the configuration's. (A
+    mutant with no wrong knob is its configuration, e.g. a workload that breaks
+    a protocol's assumption, and has no correct counterpart to compare.)"""
+    m = MUTANTS[name]
+    f = run_fuzz(m.protocol, fuzz_scenario(None, name), seed=2, examples=150, shrink=False,
+                 sequential=sequential_failures(m.protocol, name))
+    assert f.result.verdict == "pass", f.result.violation
+    assert f.result.witnesses["crashes"] > 0 and f.result.witnesses["rollbacks"] > 0
+
+
+def test_fuzz_configurations_are_twice_the_exhaustive_ones():
+    """Per-mutant data, plus the rule for mutants not listed: doubling the
+    processes of a scalable workload, the failures of a fixed one."""
+    assert set(FUZZ_SCENARIOS) <= set(MUTANTS)
+    for name in MUTANTS:
+        assert at_least_twice(fuzz_scenario(None, name), MUTANT_SCENARIOS[name]), name
+    big = fuzz_scenario("coordinated", None)
+    assert procs_of(big) == 2 * procs_of(DEFAULTS["coordinated"][0])
+    fixed = fuzz_scenario("sbml", None)  # theorem2 is a fixed execution
+    assert fixed.workload == "theorem2" and fixed.failures == 2 and sequential_failures("sbml", None)
+    assert not sequential_failures("coordinated", None)
+
+
+def test_invariants_stateful_machine_has_a_rule_per_event_kind():
+    """Every kind of scheduler event of the model is a rule of the machine, and
+    every property of the judge is checked: as invariant (state), in the rules
+    (transition) and at the end of each run (terminal)."""
+    from hypothesis.stateful import RuleBasedStateMachine
+
+    from checker.classify import failure_free
+    from checker.invariants import Judge
+    system, wl = make_system("sbml", Scenario("ring", 2, 2))
+    cls = machine(system, Judge(system, None, failure_free(wl).finals))
+    assert issubclass(cls, RuleBasedStateMachine)
+    m = cls()
+    rules = {r.function.__name__ for r in m.rules}
+    assert {"app_step", "match", "choose", "deliver", "protocol_step", "crash", "crash_node",
+            "restart", "settle"} <= rules
+    assert len(rules) == len(T.ACTION_KINDS) + 1  # one per kind of event, and the seeded scheduler
+    assert {i.function.__name__ for i in m.invariants} == {"state_properties"}
+
+
+def test_fuzz_offers_the_profiles_the_engine_registers():
+    from hypothesis import settings
+
+    from checker import fuzz, stateful
+    assert fuzz.PROFILES == stateful.PROFILES
+    for name in fuzz.PROFILES:
+        assert settings.get_profile(name).database is None  # runs are reproducible from --seed alone
+
+
+def test_invariants_stateful_same_seed_same_counterexample():
+    name = "correlated-set/no-internal-silence"
+    sc = MUTANT_SCENARIOS[name]
+    a = run_fuzz("correlated-set", sc, name, seed=3, examples=60).result
+    b = run_fuzz("correlated-set", sc, name, seed=3, examples=60).result
+    assert a.verdict == b.verdict == "violation" and a.trace == b.trace
+
+
+def test_fuzz_command_writes_a_counterexample_that_replays(tmp_path, capsys):
+    assert main(["fuzz", "--mutant", "sbml/no-duplicate-suppression", "--out", str(tmp_path), "--json"]) == 1
+    d = json.loads(capsys.readouterr().out)
+    assert d["verdict"] == "violation" and d["caught"] and d["engine"] == "hypothesis"
+    assert d["scenario"] == "pingpong f=2 c=0 process" and d["examples_to_find"] >= 1
+    for key in ("states", "transitions", "depth", "seconds", "witnesses", "property", "trace_length"):
+        assert key in d
+    assert main(["replay", d["counterexample"], "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["reproduced"]
+
+
+@pytest.mark.parametrize("argv,needle", [
+    (["fuzz", "nosuch"], "unknown protocol"),
+    (["fuzz", "sbml", "--mutant", "nosuch"], "unknown mutant"),
+    (["fuzz", "sbml", "--mutant", "chandy-lamport/no-channel-recording"], "variant of"),
+    (["fuzz"], "name a protocol"),
+    (["fuzz", "sbml", "--examples", "0"], "--examples"),
+    (["fuzz", "sbml", "--procs", "1", "--workload", "ring"], "--procs"),
+    (["fuzz", "sbml", "--property", "Nothing"], "unknown property"),
+])
+def test_fuzz_usage_errors_are_one_line(argv, needle, capsys):
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert needle in err and len(err.strip().splitlines()) == 1
