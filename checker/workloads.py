@@ -202,12 +202,40 @@ def pairs(n: int = 4, nodes: int = 2) -> Workload:
                     labels={(0, 1, 0): "m1", (1, 2, 0): "m2"})
 
 
+def fig46(n: int = 4, nodes: int = 4) -> Workload:
+    """Seed 004 §4.2.3, Fig. 4.6 (L1184–1195; reconstructed from the prose): the
+    thesis' P1..P4 are P0..P3 here. P0 sends M1 and M2 to P1, which receives M1
+    by name and then, by ANY_SOURCE, M2 or the competing M2'' from P2; P1 then
+    sends M3 to P3 (whose content depends on which one came first) and takes the
+    other. If P1 fails before M2 is logged and replays M2'' instead, P3 is an orphan."""
+    progs = (
+        (send(1), send(1)),                       # P1 of the thesis: M1, M2
+        (recv(0), recv(ANY), send(3), recv(ANY)),  # P2: R1, R2 (wildcard), M3, the other
+        (send(1),),                               # P3: M2''
+        (recv(1),),                               # P4: receives M3
+    )
+    labels = {(0, 1, 0): "M1", (0, 1, 1): "M2", (2, 1, 0): "M2''", (1, 3, 0): "M3"}
+    return Workload("fig46", progs, NON_DETERMINISTIC, (0, 1, 2, 3),
+                    "seed 004 Fig. 4.6: a wildcard reception, a competing sender, and M3 to P4",
+                    "004 §4.2.3, Fig. 4.6", labels=labels)
+
+
+def testany(n: int = 3, nodes: int = 3) -> Workload:
+    """Non-determinism other than ANY_SOURCE (seed 004 digest, mutant 15): P1
+    receives from P0, takes a Waitany/Testany-like outcome (``nondet``) and
+    sends P2 a message that depends on it."""
+    progs = ((send(1),), (recv(0), nondet(2), send(2)), (recv(1),))
+    return Workload("testany", progs, NON_DETERMINISTIC, (0, 1, 2),
+                    "a Testany outcome flows into a message to a third process",
+                    labels={(0, 1, 0): "m1", (1, 2, 0): "m2"})
+
+
 WORKLOADS: dict[str, Callable[..., Workload]] = {
     "ring": ring, "exchange": exchange, "any_source_race": any_source_race, "reduce": reduce,
     "master_worker": master_worker, "pingpong": pingpong, "fig1": fig1, "fig2": fig2, "theorem2": theorem2,
-    "pairs": pairs,
+    "pairs": pairs, "fig46": fig46, "testany": testany,
 }
-FIXED = {"fig1", "fig2", "theorem2", "pairs"}  # executions drawn in a paper: fixed size and placement
+FIXED = {"fig1", "fig2", "theorem2", "pairs", "fig46", "testany"}  # executions drawn in a paper: fixed size and placement
 
 
 def make(name: str, procs: int | None = None, nodes: int | None = None) -> Workload:

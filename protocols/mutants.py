@@ -11,13 +11,17 @@ from dataclasses import dataclass, field
 from protocols.base import Protocol
 from protocols.coordinated import BlockingCoordinated, ChandyLamport
 from protocols.correlated_set import CorrelatedSet
+from protocols.hmpl import Hybrid
 from protocols.logging import SenderBased
+from protocols.rbml import ReceiverBased
 
 PROTOCOLS: dict[str, type[Protocol]] = {
     "coordinated": BlockingCoordinated,
     "chandy-lamport": ChandyLamport,
     "sbml": SenderBased,
     "correlated-set": CorrelatedSet,
+    "rbml": ReceiverBased,
+    "hmpl": Hybrid,
 }
 
 
