@@ -27,16 +27,19 @@ class Scenario:
     at_sites: bool = False
     depth: int = 10_000
     note: str = ""
+    no_failure_during_recovery: bool = False  # seed 004 L623
 
     def bounds(self) -> Bounds:
         return Bounds(failures=self.failures, checkpoints=self.checkpoints, depth=self.depth,
-                      crash_kinds=self.crash_kinds, checkpoint_at_sites=self.at_sites)
+                      crash_kinds=self.crash_kinds, checkpoint_at_sites=self.at_sites,
+                      no_failure_during_recovery=self.no_failure_during_recovery)
 
     def label(self) -> str:
         size = (f" n={self.procs}" if self.procs else "") + (f"/{self.nodes}nodes" if self.nodes else "")
         where = "@sites" if self.at_sites else ""
         kinds = "" if len(self.crash_kinds) == 2 else f" {self.crash_kinds[0]}"
-        return f"{self.workload}{size} f={self.failures} c={self.checkpoints}{where}{kinds}"
+        calm = " no-failure-in-recovery" if self.no_failure_during_recovery else ""
+        return f"{self.workload}{size} f={self.failures} c={self.checkpoints}{where}{kinds}{calm}"
 
 
 # Every correct protocol on at least three scenarios, chosen so that the

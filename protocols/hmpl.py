@@ -50,4 +50,8 @@ class Hybrid(ReceiverBased):
         "block_on_wildcard": True,          # L1188
         "release_at": "t6",                 # t7 follows L2's confirmation (L1148)
         "logger_drops_unacked": True,       # L1165
+        # M is handed to the non-blocking send towards L2 at t2 (L1205); a
+        # separate forward step would add no case: an unsent M and a saved but
+        # unconfirmed one both end outside the log and come back from TB_P1
+        "forward_at_reception": True,
     }

@@ -29,6 +29,7 @@ events of their own (``log_choices``).
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
+from functools import lru_cache
 from typing import Any
 
 from protocols.base import (ANY, AppMsg, Checkpoint, Context, Deliver, Mail, Note, Packet,
@@ -59,10 +60,12 @@ class Vol:
     rtb: tuple = ()         # receiver TB: (RSN, src, SSN) forwarded to L2, unconfirmed
     wait: int = 0           # RSN the application waits on (HMPL wildcard rule), 0: none
     stage: str = "run"      # run | fetch (waiting for the log) | replay
-    replay: tuple = ()      # (src, SSN) to force, in RSN order (src CHOICE: SSN is the outcome)
+    replay: tuple = ()      # (RSN, src, SSN) to force, in RSN order (src CHOICE: SSN is the outcome)
+    awaiting: frozenset = frozenset()  # holders whose log has not come in yet
     lg: tuple = ()          # logger memory of the processes this node protects:
                             # per process, entries (RSN, src, SSN, AppMsg | None, acked)
     gc: int = 0             # mutant 13 only: checkpoint announced, not yet durable
+    unsent: tuple = ()      # log packets not yet forwarded to L2 (forward_at_reception off)
 
 
 @dataclass(frozen=True, slots=True)
@@ -81,7 +84,7 @@ class ReceiverBased(Protocol):
         "block_on_wildcard": False,         # L1188 (HMPL)
         "log_choices": True,                # nondet outcomes are logged events too
         "sender_tb": True,                  # the sender keeps M until released
-        "release_at": "t2",                 # when the receiver releases the sender's copy: t2 | t6
+        "release_at": "t6",                 # when the receiver releases the sender's copy: t2 | t6
         "logger_drops_unacked": False,      # L1165 (HMPL): L2 erases what it never confirmed
         "drop_duplicates": True,            # L1034, L1108: SSN check at every reception
         "logger_placement": "next-node",    # RADIC ring | same-node
@@ -89,20 +92,34 @@ class ReceiverBased(Protocol):
         "competing_erasure": "own-sender",  # L1195 reading: own-sender | any-sender
         "flush_before_checkpoint": True,    # checkpoint only with the receiver TB flushed to L2
         "gc_after_durable": True,           # L1114: the log is collected behind a durable checkpoint
+        "replay_order": "rsn",              # L1049: rsn | arrival
+        "sender_erases_on_next_send": False,  # L1203 misread: the previous entry goes at the next send
+        "forward_at_reception": False,      # L1102: delivery and forwarding overlap (a step apart)
     }
 
     # -- placement ---------------------------------------------------------------
     def host(self, ctx: Context, p: int) -> int:
         """The process whose node runs p's logger: the first process of the next
         node of the ring (RADIC §2.3), or p itself (mutant 7, one node)."""
-        nodes = sorted(set(ctx.node_of))
-        if self.logger_placement == "same-node" or len(nodes) == 1:
-            return p
-        nxt = nodes[(nodes.index(ctx.node_of[p]) + 1) % len(nodes)]
-        return min(q for q in range(ctx.n) if ctx.node_of[q] == nxt)
+        return _hosts(ctx, self.logger_placement)[p]
 
     def hosted(self, ctx: Context, q: int) -> tuple[int, ...]:
         return tuple(p for p in range(ctx.n) if self.host(ctx, p) == q)
+
+    # where p's log lives: one logger here; every sender in SBML (protocols/logging.py)
+    def holders(self, ctx: Context, p: int) -> tuple[int, ...]:
+        return (self.host(ctx, p),)
+
+    def holder_of(self, ctx: Context, p: int, src: int) -> int:
+        return self.host(ctx, p)
+
+    def protected_by(self, ctx: Context, q: int) -> tuple[int, ...]:
+        return self.hosted(ctx, q)
+
+    @property
+    def releases(self) -> bool:
+        """Does the sender's copy go once the receiver is done with it (t7)?"""
+        return self.sender_tb and self.release_at != "never"
 
     # -- state -------------------------------------------------------------------
     def initial(self, ctx: Context, p: int) -> tuple[Vol, Stab]:
@@ -135,21 +152,24 @@ class ReceiverBased(Protocol):
         ssn = vol.ssn[dst] + 1
         vol = replace(vol, ssn=_set(vol.ssn, dst, ssn))
         if self.sender_tb:
-            vol = replace(vol, tb=vol.tb + ((dst, ssn, msg),))
+            tb = vol.tb
+            if self.sender_erases_on_next_send:  # mutant 2: before t6, without a notice
+                tb = tuple(e for e in tb if e[0] != dst)
+            vol = replace(vol, tb=tb + ((dst, ssn, msg),))
         return Step(vol, stab, (Send(Packet(p, dst, "app", (ssn,), msg)),))
 
     def may_match(self, ctx: Context, p: int, vol: Vol, mail: Mail) -> bool:
         if self._blocked(vol):
             return False
         if vol.replay:
-            return vol.replay[0] == (mail.msg.src, mail.hdr[0])
+            return vol.replay[0][1:] == (mail.msg.src, mail.hdr[0])
         return True
 
     def may_choose(self, ctx: Context, p: int, vol: Vol, k: int, choice: int) -> bool:
         if self._blocked(vol):
             return False
         if vol.replay:
-            return vol.replay[0] == (CHOICE, choice)
+            return vol.replay[0][1:] == (CHOICE, choice)
         return True
 
     def on_receive(self, ctx: Context, p: int, vol: Vol, stab: Stab, mail: Mail, src: int, tag: int) -> Step:
@@ -160,7 +180,7 @@ class ReceiverBased(Protocol):
         if vol.replay:
             return self._replayed(ctx, p, vol, stab, (m.src, ssn))
         out: tuple = ()
-        if self.release_at == "t2" and self.sender_tb:
+        if self.release_at == "t2" and self.releases:
             out += (Send(Packet(p, m.src, "erase", (ssn,))),)
         wildcard = src == ANY and self.block_on_wildcard
         vol, stab, more = self._log(ctx, p, vol, stab, m.src, ssn, m, wildcard)
@@ -182,7 +202,10 @@ class ReceiverBased(Protocol):
              wait: bool) -> Step:
         rsn = vol.rsn + 1
         vol = replace(vol, rsn=rsn, rtb=vol.rtb + ((rsn, src, ssn),), wait=rsn if wait else vol.wait)
-        return Step(vol, stab, (Send(Packet(p, self.host(ctx, p), "log", (rsn, src, ssn), m)),))
+        log = Packet(p, self.holder_of(ctx, p, src), "log", (rsn, src, ssn), m)
+        if not self.forward_at_reception:
+            return Step(replace(vol, unsent=vol.unsent + (log,)), stab)
+        return Step(vol, stab, (Send(log),))
 
     def _replayed(self, ctx: Context, p: int, vol: Vol, stab: Stab, det: tuple) -> Step:
         src, ssn = det
@@ -190,7 +213,7 @@ class ReceiverBased(Protocol):
         out: tuple = (Note("replayed_receptions"),)
         if src != CHOICE:
             vol = replace(vol, conf=_set(vol.conf, src, max(vol.conf[src], ssn)))
-            if self.sender_tb:  # From t6 (L1166): resume the logging procedure, release the sender
+            if self.releases:  # From t6 (L1166): resume the logging procedure, release the sender
                 out += (Send(Packet(p, src, "erase", (ssn,))),)
         if not vol.replay and vol.stage == "replay":
             vol, stab, more = self._end_replay(ctx, p, vol, stab)
@@ -221,7 +244,7 @@ class ReceiverBased(Protocol):
             if ssn <= vol.tssn[src]:
                 released = vol.conf if self.release_at == "t6" else vol.got
                 out = (Note("duplicates_dropped"),)
-                if self.sender_tb and ssn <= released[src]:
+                if self.releases and ssn <= released[src]:
                     # From t6 (L1166): the restarted receiver resumes the logging
                     # procedure and tells the sender to erase M
                     out += (Send(Packet(p, src, "erase", (ssn,))),)
@@ -234,7 +257,10 @@ class ReceiverBased(Protocol):
     def _on_log(self, ctx: Context, q: int, vol: Vol, stab: Stab, pkt: Packet) -> Step:
         """t4: the logger of pkt.src saves M in memory (L1144, L1210)."""
         p = pkt.src
-        entry = pkt.hdr + (pkt.msg, False)
+        m = pkt.msg
+        if m is None and pkt.hdr[1] != CHOICE:  # SBML: the RSN ACK; the payload is in q's own log
+            m = next((x for d, ssn, x in vol.tb if d == p and ssn == pkt.hdr[2]), None)
+        entry = pkt.hdr + (m, False)
         return Step(replace(vol, lg=_set(vol.lg, p, vol.lg[p] + (entry,))), stab, (Note("logger_saved"),))
 
     def _on_logged(self, ctx: Context, p: int, vol: Vol, stab: Stab, pkt: Packet) -> Step:
@@ -252,7 +278,7 @@ class ReceiverBased(Protocol):
         return Step(vol, stab, out)
 
     def _release(self, ctx: Context, p: int, src: int, ssn: int) -> tuple:
-        if not self.sender_tb or self.release_at != "t6":
+        if not self.releases or self.release_at != "t6":
             return ()
         if self.competing_erasure == "any-sender":
             # L1195 read as: every sender's unconfirmed entries for p go as soon
@@ -286,13 +312,20 @@ class ReceiverBased(Protocol):
 
     def _on_rlog(self, ctx: Context, p: int, vol: Vol, stab: Stab, pkt: Packet) -> Step:
         _, src, ssn = pkt.hdr
-        vol = replace(vol, replay=vol.replay + ((src, ssn),))
+        entry = pkt.hdr
+        replay = vol.replay + (entry,)
+        if self.replay_order == "rsn":  # L1049: ascending RSN, whoever holds the entry
+            replay = tuple(sorted(replay))
+        vol = replace(vol, replay=replay)
         if src == CHOICE or ssn <= vol.tssn[src]:  # a nondet outcome, or M is in the restored queue
             return Step(vol, stab)
         vol = replace(vol, tssn=_set(vol.tssn, src, ssn))
         return Step(vol, stab, (Deliver(Mail(pkt.msg, (ssn,))),))
 
     def _on_rlog_end(self, ctx: Context, p: int, vol: Vol, stab: Stab, pkt: Packet) -> Step:
+        vol = replace(vol, awaiting=vol.awaiting - {pkt.src})
+        if vol.awaiting:
+            return Step(vol, stab)
         vol = replace(vol, stage="replay")
         if vol.replay:
             return Step(vol, stab)
@@ -313,20 +346,23 @@ class ReceiverBased(Protocol):
             if src != CHOICE:
                 vol = replace(vol, conf=_set(vol.conf, src, max(vol.conf[src], ssn)))
                 released += self._release(ctx, p, src, ssn)
-        vol = replace(vol, rtb=(), wait=0)
+        vol = replace(vol, rtb=(), unsent=(), wait=0)
         return Step(vol, stab, out + released + (Note("reprotected"),))
 
     def _on_gc(self, ctx: Context, q: int, vol: Vol, stab: Stab, pkt: Packet) -> Step:
         """L1114: the logger deletes what the process's checkpoint covers."""
-        p, upto = pkt.src, pkt.hdr[0]
+        p, upto, ssn = pkt.src, pkt.hdr[0], pkt.hdr[1]
         kept = tuple(e for e in vol.lg[p] if e[0] > upto)
-        return Step(replace(vol, lg=_set(vol.lg, p, kept)), stab,
-                    (Note("log_garbage_collected"),) if kept != vol.lg[p] else ())
+        tb = vol.tb if self.releases else tuple(e for e in vol.tb if e[0] != p or e[1] > ssn)  # L1039
+        return Step(replace(vol, lg=_set(vol.lg, p, kept), tb=tb), stab,
+                    (Note("log_garbage_collected"),) if kept != vol.lg[p] or tb != vol.tb else ())
 
     # -- internal steps ---------------------------------------------------------------
     def internal(self, ctx: Context, p: int, vol: Vol, stab: Stab, may_checkpoint: bool) -> tuple:
         acts: tuple = tuple(("confirm", x) for x in range(ctx.n)
                             if vol.lg and any(not e[4] for e in vol.lg[x]))
+        if vol.unsent:
+            acts += ("forward",)
         if vol.gc:
             acts += ("commit",)
         elif (may_checkpoint and vol.stage == "run" and not vol.replay and vol.wait == 0
@@ -337,10 +373,11 @@ class ReceiverBased(Protocol):
     def on_internal(self, ctx: Context, p: int, vol: Vol, stab: Stab, label: Any) -> Step:
         if label == "checkpoint":
             if not self.gc_after_durable:  # mutant 13: the log goes before the image is safe
-                gc = Send(Packet(p, self.host(ctx, p), "gc", (vol.rsn,)))
-                return Step(replace(vol, gc=1), stab, (gc,))
+                return Step(replace(vol, gc=1), stab, self._gc(ctx, p, vol))
             vol, stab, out = self._checkpoint(vol, stab)
-            return Step(vol, stab, out + (Send(Packet(p, self.host(ctx, p), "gc", (vol.rsn,))),))
+            return Step(vol, stab, out + self._gc(ctx, p, vol))
+        if label == "forward":  # t2–t4: the FT layer sends M on to L2
+            return Step(replace(vol, unsent=vol.unsent[1:]), stab, (Send(vol.unsent[0]),))
         if label == "commit":
             vol, stab, out = self._checkpoint(replace(vol, gc=0), stab)
             return Step(vol, stab, out)
@@ -354,6 +391,10 @@ class ReceiverBased(Protocol):
                         (Send(Packet(p, x, "logged", (e[0],))), Note("logger_confirmed")))
         return super().on_internal(ctx, p, vol, stab, label)
 
+    def _gc(self, ctx: Context, p: int, vol: Vol) -> tuple:
+        """L1083, L1114: tell the holders of p's log what the checkpoint covers."""
+        return tuple(Send(Packet(p, q, "gc", (vol.rsn, vol.tssn[q]))) for q in self.holders(ctx, p))
+
     def _checkpoint(self, vol: Vol, stab: Stab) -> Step:
         cid = max(c for c, _ in stab.ckpts) + 1
         saved = Saved(vol.ssn, vol.tssn, vol.got, vol.conf, vol.rsn)
@@ -365,15 +406,28 @@ class ReceiverBased(Protocol):
         (L1108, Fig. 4.5); the processes p's node protected re-establish
         protection, their logs having died with it."""
         s = self._saved(stab)
-        vol = Vol(s.ssn, s.tssn, s.got, s.conf, s.rsn, stage="fetch", lg=((),) * ctx.n)
+        vol = Vol(s.ssn, s.tssn, s.got, s.conf, s.rsn, stage="fetch", lg=((),) * ctx.n,
+                  awaiting=frozenset(self.holders(ctx, p)))
         out: tuple = (Restore(stab.line),)
         if self.sender_tb and self.tb_query == "before-log":  # mutant 6: TBs consumed first
             out += self._queries(ctx, p, vol)
-        out += (Send(Packet(p, self.host(ctx, p), "fetch", (s.rsn,))),)
-        out += tuple(Send(Packet(p, x, "reprotect")) for x in self.hosted(ctx, p) if x != p)
+        out += tuple(Send(Packet(p, q, "fetch", (s.rsn,))) for q in self.holders(ctx, p))
+        out += tuple(Send(Packet(p, x, "reprotect")) for x in self.protected_by(ctx, p) if x != p)
         if self.tb_query == "before-log":
             vol = replace(vol, stage="replay")  # the application does not wait for the log
         return Step(vol, stab, out)
+
+
+@lru_cache(maxsize=64)
+def _hosts(ctx: Context, placement: str) -> tuple[int, ...]:
+    nodes = sorted(set(ctx.node_of))
+    if placement == "same-node" or len(nodes) == 1:
+        return tuple(range(ctx.n))
+    out = []
+    for p in range(ctx.n):
+        nxt = nodes[(nodes.index(ctx.node_of[p]) + 1) % len(nodes)]
+        out.append(min(q for q in range(ctx.n) if ctx.node_of[q] == nxt))
+    return tuple(out)
 
 
 def _set(t: tuple, i: int, v: Any) -> tuple:

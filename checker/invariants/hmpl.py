@@ -137,6 +137,9 @@ def gc_behind_checkpoint(judge, before, action, after, obs):
     if action[0] in CRASHES or action[0] == "restart":
         return None
     for p in range(judge.sys.n):
+        host = judge.sys.protocol.host(judge.sys.ctx, p)
+        if before.procs[host] is after.procs[host]:
+            continue
         old, new = _logger(judge, before, p), _logger(judge, after, p)
         if old is None or new is None:
             continue
