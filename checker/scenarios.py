@@ -55,10 +55,20 @@ DEFAULTS: dict[str, tuple[Scenario, ...]] = {
         Scenario("fig1", checkpoints=0, crash_kinds=("process",), note="seed 000 Fig. 1, singleton sets"),
     ),
     "sbml": (
-        Scenario("theorem2", checkpoints=0, note="two nodes of two, ANY_SOURCE"),
-        Scenario("ring", 2, 2),
-        Scenario("pingpong", 2, 2),
-        Scenario("fig1", checkpoints=0, crash_kinds=("process",), note="seed 000 Fig. 1"),
+        Scenario("ring", 2, 2, note="a checkpoint and its garbage collection at the senders"),
+        Scenario("pingpong", 2, 2, checkpoints=0, note="NetPIPE-like ping-pong (seed 004 §5.1.2)"),
+    ),
+    "hmpl": (
+        Scenario("pingpong", 2, 2, checkpoints=0,
+                 note="NetPIPE-like ping-pong: every failure moment of Fig. 4.4 (seed 004 L1164–1166)"),
+        Scenario("any_source_race", 3, 3, checkpoints=0, crash_kinds=("process",),
+                 note="wildcard rule (L1188) with competing senders (L1195)"),
+        Scenario("ring", 2, 2, note="a checkpoint, the log collected behind it"),
+    ),
+    "rbml": (
+        Scenario("pingpong", 2, 2, checkpoints=0, note="NetPIPE-like ping-pong"),
+        Scenario("testany", checkpoints=0, crash_kinds=("process",), note="a logged Testany outcome"),
+        Scenario("ring", 2, 2, note="a checkpoint, the log collected behind it"),
     ),
     "coordinated": (
         Scenario("ring", 2, 2),
@@ -77,7 +87,14 @@ DEFAULTS: dict[str, tuple[Scenario, ...]] = {
 # more than 5 million states (see the README's limits).
 SLOW: dict[str, tuple[Scenario, ...]] = {
     "correlated-set": (Scenario("theorem2", checkpoints=0, note="two sets of two, node and process crashes"),),
-    "sbml": (Scenario("any_source_race", 3, 2),),
+    "sbml": (Scenario("any_source_race", 3, 3, checkpoints=0, crash_kinds=("process",)),
+             Scenario("fig1", checkpoints=0, crash_kinds=("process",), note="seed 000 Fig. 1"),
+             Scenario("theorem2", checkpoints=0, note="two nodes of two, ANY_SOURCE")),
+    "hmpl": (Scenario("fig46", checkpoints=0, crash_kinds=("process",), note="seed 004 Fig. 4.6"),
+             Scenario("pingpong", 2, 2, note="ping-pong with a checkpoint"),
+             Scenario("ring", 2, 2, checkpoints=0, failures=2, crash_kinds=("process",),
+                      no_failure_during_recovery=True, note="two sequential failures (L623)")),
+    "rbml": (Scenario("any_source_race", 3, 3, checkpoints=0, crash_kinds=("process",)),),
     "coordinated": (Scenario("any_source_race", 3, 3, crash_kinds=("process",)),),
 }
 
@@ -90,6 +107,26 @@ MUTANT_SCENARIOS: dict[str, Scenario] = {
     "sbml/no-event-logging": Scenario("fig1", checkpoints=0, crash_kinds=("process",)),
     "sbml/no-duplicate-suppression": Scenario("pingpong", checkpoints=0, crash_kinds=("process",)),
     "uncoordinated/no-logging": Scenario("fig1", crash_kinds=("process",)),
+    "hmpl/no-wildcard-block": Scenario("any_source_race", 3, 3, checkpoints=0, crash_kinds=("process",)),
+    "hmpl/sender-erases-before-t6": Scenario("pingpong", 2, 2, checkpoints=0, crash_kinds=("process",)),
+    "hmpl/release-before-logger-ack": Scenario("pingpong", 2, 2, checkpoints=0, crash_kinds=("process",)),
+    "hmpl/no-release": Scenario("pingpong", 2, 2, checkpoints=0, crash_kinds=("process",)),
+    "hmpl/logger-keeps-unacked-no-ssn-check": Scenario("pingpong", 2, 2, checkpoints=0, crash_kinds=("process",)),
+    "hmpl/no-ssn-check": Scenario("pingpong", 2, 2, checkpoints=0, crash_kinds=("process",)),
+    "hmpl/tb-before-log": Scenario("pingpong", 2, 2, checkpoints=0, crash_kinds=("process",)),
+    "hmpl/no-tb-query": Scenario("pingpong", 2, 2, checkpoints=0, crash_kinds=("process",)),
+    "hmpl/logger-on-same-node": Scenario("pingpong", 2, 2, checkpoints=0, crash_kinds=("process",)),
+    "hmpl/no-sender-tb": Scenario("pingpong", 2, 2, checkpoints=0, crash_kinds=("process",)),
+    "hmpl/competing-erasure-any-sender": Scenario("any_source_race", 3, 3, checkpoints=0, crash_kinds=("process",)),
+    "rbml/send-before-logged": Scenario("testany", checkpoints=0, crash_kinds=("process",)),
+    "sbml/send-before-rsn-ack": Scenario("any_source_race", 3, 3, checkpoints=0, crash_kinds=("process",)),
+    "sbml/replay-out-of-rsn-order": Scenario("any_source_race", 3, 3, checkpoints=0, crash_kinds=("process",)),
+    "hmpl/checkpoint-without-flush": Scenario("ring", 2, 2, crash_kinds=("process",)),
+    "hmpl/gc-before-durable-checkpoint": Scenario("ring", 2, 2, crash_kinds=("process",)),
+    # outside the thesis' assumptions (L623): the same scenario with
+    # no_failure_during_recovery passes (SLOW["hmpl"], tests/test_invariants_hmpl.py)
+    "hmpl/failure-during-recovery": Scenario("ring", 2, 2, checkpoints=0, failures=2, crash_kinds=("process",)),
+    "hmpl/wildcard-rule-any-source-only": Scenario("testany", checkpoints=0, crash_kinds=("process",)),
 }
 
 

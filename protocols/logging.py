@@ -273,8 +273,9 @@ class ThesisSBML(ReceiverBased):
     KNOBS = {
         **ReceiverBased.KNOBS,
         "release_at": "never",       # the Message Log is kept until the receiver checkpoints
-        "forward_at_reception": True,  # the RSN ACK leaves with the reception (L1045)
+        "forward_at_reception": False,  # the RSN ACK is a step after the reception (L1045)
         "log_choices": False,
+        "tb_query": "none",          # the fetch brings the partially logged messages too
         "log_events": True,          # the RSN goes back to the sender (L1045)
         "payload_copy_external": True,  # the sender keeps the payload (L1043)
     }
@@ -296,3 +297,14 @@ class ThesisSBML(ReceiverBased):
         if not self.log_events:  # the RSN never leaves the receiver
             return Step(replace(vol, rsn=vol.rsn + 1), stab)
         return super()._log(ctx, p, vol, stab, src, ssn, None, wait)
+
+    def _on_fetch(self, ctx: Context, q: int, vol, stab, pkt: Packet) -> Step:
+        """One request per sender (L1049–1051): its fully logged messages for
+        the restarted process, then the partially logged ones, in any order."""
+        vol, stab, out = super()._on_fetch(ctx, q, vol, stab, pkt)
+        p = pkt.src
+        after = pkt.hdr[1]
+        logged = {e[2] for e in vol.lg[p]}
+        partial = tuple(Send(Packet(q, p, "app", (ssn,), m)) for d, ssn, m in vol.tb
+                        if d == p and ssn > after and ssn not in logged)
+        return Step(vol, stab, out + partial + ((Note("partially_logged_resent"),) if partial else ()))

@@ -225,10 +225,14 @@ class ReceiverBased(Protocol):
         vol = replace(vol, stage="run")
         if not self.sender_tb or self.tb_query != "after-log":
             return Step(vol, stab)
-        return Step(vol, stab, self._queries(ctx, p, vol))
+        return Step(vol, stab, self._queries(ctx, p, vol, stab))
 
-    def _queries(self, ctx: Context, p: int, vol: Vol) -> tuple:
-        return tuple(Send(Packet(p, q, "tbq", (vol.tssn[q],))) for q in ctx.others(p))
+    def _queries(self, ctx: Context, p: int, vol: Vol, stab: Stab) -> tuple:
+        """Ask for what came after ``tssn``; what the checkpoint and the log
+        hold (up to the second number) is safe and may be erased."""
+        saved = self._saved(stab)
+        return tuple(Send(Packet(p, q, "tbq", (vol.tssn[q], max(saved.tssn[q], vol.conf[q]))))
+                     for q in ctx.others(p))
 
     # -- the wire -------------------------------------------------------------------
     def on_packet(self, ctx: Context, p: int, vol: Vol, stab: Stab, pkt: Packet) -> Step:
@@ -333,20 +337,22 @@ class ReceiverBased(Protocol):
 
     def _on_tbq(self, ctx: Context, s: int, vol: Vol, stab: Stab, pkt: Packet) -> Step:
         """A recovering receiver asks this sender's TB (Fig. 4.5, L1150)."""
-        r, after = pkt.src, pkt.hdr[0]
+        r, after, safe = pkt.src, pkt.hdr[0], pkt.hdr[1]
         out = tuple(Send(Packet(s, r, "app", (ssn,), m)) for d, ssn, m in vol.tb if d == r and ssn > after)
+        if self.releases:  # what r restored (checkpoint and log) up to ``after`` is safe: erase it
+            vol = replace(vol, tb=tuple(e for e in vol.tb if e[0] != r or e[1] > safe))
         return Step(vol, stab, out + ((Note("tb_messages_resent"),) if out else ()))
 
     def _on_reprotect(self, ctx: Context, p: int, vol: Vol, stab: Stab, pkt: Packet) -> Step:
         """p's protector restarted without p's log (RADIC §2.3): p checkpoints
         to it, which makes every reception so far durable."""
-        vol, stab, out = self._checkpoint(vol, stab)
         released: tuple = ()
         for _, src, ssn in vol.rtb:
             if src != CHOICE:
                 vol = replace(vol, conf=_set(vol.conf, src, max(vol.conf[src], ssn)))
                 released += self._release(ctx, p, src, ssn)
         vol = replace(vol, rtb=(), unsent=(), wait=0)
+        vol, stab, out = self._checkpoint(vol, stab)
         return Step(vol, stab, out + released + (Note("reprotected"),))
 
     def _on_gc(self, ctx: Context, q: int, vol: Vol, stab: Stab, pkt: Packet) -> Step:
@@ -410,8 +416,8 @@ class ReceiverBased(Protocol):
                   awaiting=frozenset(self.holders(ctx, p)))
         out: tuple = (Restore(stab.line),)
         if self.sender_tb and self.tb_query == "before-log":  # mutant 6: TBs consumed first
-            out += self._queries(ctx, p, vol)
-        out += tuple(Send(Packet(p, q, "fetch", (s.rsn,))) for q in self.holders(ctx, p))
+            out += self._queries(ctx, p, vol, stab)
+        out += tuple(Send(Packet(p, q, "fetch", (s.rsn, s.tssn[q]))) for q in self.holders(ctx, p))
         out += tuple(Send(Packet(p, x, "reprotect")) for x in self.protected_by(ctx, p) if x != p)
         if self.tb_query == "before-log":
             vol = replace(vol, stage="replay")  # the application does not wait for the log
