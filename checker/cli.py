@@ -26,7 +26,9 @@ KEY_WITNESSES = ("rollbacks", "survivor_rollbacks", "crashes", "node_crashes", "
                  "in_transit_at_recovery_line", "orphan_situations", "orphans_regenerated_identically",
                  "theorem1_lines_checked", "theorem1_internal_messages", "replayed_receptions",
                  "logged_messages_resent", "duplicates_dropped", "in_transit_recorded", "in_transit_restored",
-                 "terminal_states_after_failure")
+                 "terminal_states_after_failure", "crash_receiver_before_t2", "crash_receiver_t2_t4",
+                 "crash_receiver_t4_t6", "crash_receiver_after_t6", "crash_sender_with_tb", "wildcard_waits",
+                 "tb_messages_resent", "logger_dropped_unacked")
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -86,7 +86,7 @@ MUTANTS: dict[str, Mutant] = {m.name: m for m in (
     Mutant("hmpl/tb-before-log", "hmpl", {"tb_query": "before-log"},
            "recovery consumes the log first, the senders' TBs after (6)",
            "seed 004 L1150, Fig. 4.5", ("NoOrphan", "FailureFreeEquivalence", "Termination",
-                                         "NoDuplicateDelivery")),
+                                         "NoDuplicateDelivery", "LoggedOnce")),
     Mutant("hmpl/no-tb-query", "hmpl", {"tb_query": "none"},
            "after the log, the restarted receiver asks the senders' TBs (6)",
            "seed 004 L1150–1152, L1164", ("NoLostMessage", "Termination", "BuffersErased")),

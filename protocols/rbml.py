@@ -365,7 +365,7 @@ class ReceiverBased(Protocol):
 
     # -- internal steps ---------------------------------------------------------------
     def internal(self, ctx: Context, p: int, vol: Vol, stab: Stab, may_checkpoint: bool) -> tuple:
-        acts: tuple = tuple(("confirm", x) for x in range(ctx.n)
+        acts: tuple = tuple(f"confirm:{x}" for x in range(ctx.n)
                             if vol.lg and any(not e[4] for e in vol.lg[x]))
         if vol.unsent:
             acts += ("forward",)
@@ -387,8 +387,8 @@ class ReceiverBased(Protocol):
         if label == "commit":
             vol, stab, out = self._checkpoint(replace(vol, gc=0), stab)
             return Step(vol, stab, out)
-        if isinstance(label, tuple) and label[0] == "confirm":
-            x = label[1]
+        if label.startswith("confirm:"):  # t5: L2 confirms x's oldest unconfirmed entry
+            x = int(label.partition(":")[2])
             entries = vol.lg[x]
             i = next(i for i, e in enumerate(entries) if not e[4])
             e = entries[i]
