@@ -12,9 +12,13 @@ Fig. 4.2), with RADIC's logger placement (seed 004 §2.3): the engine HMPL
   of that node takes the log with it; a restarted protector asks the processes
   it protected to re-establish protection (a fresh checkpoint).
 - **Channels**: a message matched nowhere yet lives in the MPI layer of its
-  receiver, lost with it; the sender keeps it until the receiver's FT layer has
-  taken it (RADIC's retried send: "senders that cannot reach a process ask its
-  protector and retry"). In HMPL this buffer is the sender's temporary buffer.
+  receiver, lost with it; the sender keeps it until the receiver's logger has
+  it (RADIC's retried send: "senders that cannot reach a process ask its
+  protector and retry"; the thesis leaves this implicit for RBML). In HMPL this
+  buffer is the sender's temporary buffer.
+- **Forwarding** is a step of its own (``forward``): delivery to the
+  application and the forward to L2 overlap (L1102), so a receiver may crash
+  with M delivered and not yet on its way to L2.
 - **Recovery** (L1108): restart from the checkpoint, fetch the log from L2,
   replay it in RSN order; survivors drop re-sent messages by SSN; then ask the
   senders for what they still hold.
