@@ -66,9 +66,9 @@ DEFAULTS: dict[str, tuple[Scenario, ...]] = {
         Scenario("ring", 2, 2, note="a checkpoint, the log collected behind it"),
     ),
     "rbml": (
+        Scenario("ring", 2, 2, checkpoints=0, note="every failure moment of the flow"),
         Scenario("pingpong", 2, 2, checkpoints=0, note="NetPIPE-like ping-pong"),
         Scenario("testany", checkpoints=0, crash_kinds=("process",), note="a logged Testany outcome"),
-        Scenario("ring", 2, 2, note="a checkpoint, the log collected behind it"),
     ),
     "coordinated": (
         Scenario("ring", 2, 2),
@@ -94,7 +94,8 @@ SLOW: dict[str, tuple[Scenario, ...]] = {
              Scenario("pingpong", 2, 2, note="ping-pong with a checkpoint"),
              Scenario("ring", 2, 2, checkpoints=0, failures=2, crash_kinds=("process",),
                       no_failure_during_recovery=True, note="two sequential failures (L623)")),
-    "rbml": (Scenario("any_source_race", 3, 3, checkpoints=0, crash_kinds=("process",)),),
+    "rbml": (Scenario("any_source_race", 3, 3, checkpoints=0, crash_kinds=("process",)),
+             Scenario("ring", 2, 2, note="a checkpoint, the log collected behind it")),
     "coordinated": (Scenario("any_source_race", 3, 3, crash_kinds=("process",)),),
 }
 

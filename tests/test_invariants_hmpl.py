@@ -12,6 +12,16 @@ MOMENTS = ("crash_receiver_before_t2", "crash_receiver_t2_t4", "crash_receiver_t
            "crash_receiver_after_t6", "crash_sender_with_tb")
 
 
+@pytest.mark.parametrize("protocol", ["hmpl", "rbml", "sbml"])
+def test_invariants_first_default_reaches_every_failure_moment(checked, protocol):
+    """`rrcheck check PROTOCOL` (the first default scenario) passes with every
+    failure moment of L1164–1166 witnessed."""
+    r = checked(protocol, DEFAULTS[protocol][0]).result
+    assert r.verdict == "pass", r.violation
+    for m in MOMENTS:
+        assert r.witnesses[m] > 0, m
+
+
 def test_invariants_hmpl_pingpong_every_failure_moment(checked):
     """Receiver crashes before t2, in t2–t4, t4–t6 and after t6, and sender
     crashes (L1164–1166) all happen on the NetPIPE-like ping-pong, and each

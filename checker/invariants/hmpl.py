@@ -3,21 +3,34 @@ properties for HMPL", P2 and P7–P11), and the failure-moment witnesses of the
 protection flow (L1164–1166): receiver crashes before t2, in t2–t4, t4–t6 and
 after t6, and sender crashes with a non-empty temporary buffer.
 
-These read the protocol state of protocols/rbml.py (``Vol.tb``, ``rtb``, ``lg``).
+These read the protocol state of protocols/rbml.py (``Vol.tb``, ``rtb``, ``lg``);
+SBML (protocols/logging.py) runs on the same engine and shares the ones that
+make sense for it (its Message Log is kept until a checkpoint, so neither the
+TB bound nor the final erasure applies, and its "logger" is the sender).
 """
 from __future__ import annotations
 
 from checker.invariants import Property, Violation, register
 
 FAMILY = ("hmpl", "rbml")
+LOGGING = FAMILY + ("sbml",)  # SBML: the log of a reception is held by its sender
 CRASHES = ("crash", "crash_node")
 
 
 def _logger(judge, s, p):
-    """p's logger memory: entries (RSN, src, SSN, msg, acked), or None if its node is down."""
-    host = judge.sys.protocol.host(judge.sys.ctx, p)
-    pr = s.procs[host]
-    return pr.vol.lg[p] if pr.alive else None
+    """p's log: entries (RSN, src, SSN, msg, acked) at its logger (HMPL, RBML) or
+    at its senders (SBML); None if a holder is down."""
+    out: tuple = ()
+    for h in _holders(judge, p):
+        pr = s.procs[h]
+        if not pr.alive:
+            return None
+        out += pr.vol.lg[p]
+    return out
+
+
+def _holders(judge, p) -> tuple[int, ...]:
+    return judge.sys.protocol.holders(judge.sys.ctx, p)
 
 
 def _checkpoint_rsn(s, p) -> tuple:
@@ -32,8 +45,7 @@ def _durable(judge, s, r, src, ssn) -> bool:
     on its way (RBML, whose logger keeps what it never confirmed)."""
     if _checkpoint_rsn(s, r).tssn[src] >= ssn:
         return True
-    host = judge.sys.protocol.host(judge.sys.ctx, r)
-    if host != r and host in s.failed:
+    if any(h != r and h in s.failed for h in _holders(judge, r)):
         # the logger died with its node: its confirmations stand, and the
         # re-protection checkpoint restores durability (losing M too would
         # take a second failure, outside L623)
@@ -46,7 +58,8 @@ def _durable(judge, s, r, src, ssn) -> bool:
         return True
     if need_ack:
         return False
-    return any(pk.kind == "log" and pk.hdr[1:] == (src, ssn) for pk in s.wire[r * judge.sys.n + host])
+    return any(pk.kind == "log" and pk.hdr[1:] == (src, ssn)
+               for h in _holders(judge, r) for pk in s.wire[r * judge.sys.n + h])
 
 
 def _victims(obs) -> list[int]:
@@ -137,8 +150,7 @@ def gc_behind_checkpoint(judge, before, action, after, obs):
     if action[0] in CRASHES or action[0] == "restart":
         return None
     for p in range(judge.sys.n):
-        host = judge.sys.protocol.host(judge.sys.ctx, p)
-        if before.procs[host] is after.procs[host]:
+        if all(before.procs[h] is after.procs[h] for h in _holders(judge, p)):
             continue
         old, new = _logger(judge, before, p), _logger(judge, after, p)
         if old is None or new is None:
@@ -201,13 +213,13 @@ def buffers_erased(judge, s):
 
 register(
     Property("ErasureOrder", "HMPL P2: temporary-buffer entries are erased only once the message is safe at the "
-             "receiver's logger (t6 before t7)", FAMILY, transition=erasure_order),
-    Property("LoggedOnce", "HMPL P7: each (sender, SSN) is logged once, with a unique RSN", FAMILY,
+             "receiver's logger (t6 before t7)", LOGGING, transition=erasure_order),
+    Property("LoggedOnce", "HMPL P7: each (sender, SSN) is logged once, with a unique RSN", LOGGING,
              state=logged_once),
     Property("LoggerPlacement", "HMPL P8: a process's logger is never on its own node", FAMILY,
              state=logger_placement),
     Property("GCBehindCheckpoint", "HMPL P9: the log is garbage-collected only behind a durable checkpoint",
-             FAMILY, transition=gc_behind_checkpoint),
+             LOGGING, transition=gc_behind_checkpoint),
     Property("TBBound", "HMPL P10: in failure-free runs a temporary buffer holds only messages still being logged",
              FAMILY, state=tb_bound),
     Property("BuffersErased", "HMPL P11: under no failure during recovery, every run ends with every recovery "
