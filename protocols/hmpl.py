@@ -23,7 +23,10 @@ finds nothing the first one did not (one query per sender is modelled).
 
 Wildcard rule (L1188, Fig. 4.6): after a reception by MPI_ANY_SOURCE the
 receiver does not go on until that message is fully logged; Waitany/Testany
-outcomes and probes (``nondet``) fall under the same rule.
+outcomes and probes (``nondet``) fall under the same rule (the thesis names
+ANY_SOURCE only; mutant 15 keeps it at that). A receive by MPI_ANY_TAG from a
+named source needs nothing more here: with FIFO channels and MPI's
+non-overtaking rule it matches the first message of that source either way.
 
 Competing senders (L1195): "non-confirmed messages by the receiver will be
 erased from the TB of the senders after the receiver process confirms the
