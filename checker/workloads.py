@@ -220,6 +220,16 @@ def fig46(n: int = 4, nodes: int = 4) -> Workload:
                     "004 §4.2.3, Fig. 4.6", labels=labels)
 
 
+def wildcard_race(n: int = 3, nodes: int = 3) -> Workload:
+    """The orphan of seed 004 L1102 and L1184–1188 in its smallest form: P1 and
+    P2 race to P0's ANY_SOURCE receive; P0 answers P1 with a message that
+    depends on which came first, then takes the other."""
+    progs = ((recv(ANY), send(1), recv(ANY)), (send(0), recv(0)), (send(0),))
+    return Workload("wildcard_race", progs, NON_DETERMINISTIC, (0, 1, 2),
+                    "two senders race to a wildcard receive whose answer depends on the winner",
+                    "004 L1102, L1188", labels={(1, 0, 0): "m1", (2, 0, 0): "m2", (0, 1, 0): "m3"})
+
+
 def testany(n: int = 3, nodes: int = 3) -> Workload:
     """Non-determinism other than ANY_SOURCE (seed 004 digest, mutant 15): P1
     receives from P0, takes a Waitany/Testany-like outcome (``nondet``) and
@@ -233,9 +243,9 @@ def testany(n: int = 3, nodes: int = 3) -> Workload:
 WORKLOADS: dict[str, Callable[..., Workload]] = {
     "ring": ring, "exchange": exchange, "any_source_race": any_source_race, "reduce": reduce,
     "master_worker": master_worker, "pingpong": pingpong, "fig1": fig1, "fig2": fig2, "theorem2": theorem2,
-    "pairs": pairs, "fig46": fig46, "testany": testany,
+    "pairs": pairs, "fig46": fig46, "testany": testany, "wildcard_race": wildcard_race,
 }
-FIXED = {"fig1", "fig2", "theorem2", "pairs", "fig46", "testany"}  # executions drawn in a paper: fixed size and placement
+FIXED = {"fig1", "fig2", "theorem2", "pairs", "fig46", "testany", "wildcard_race"}  # executions drawn in a paper: fixed size and placement
 
 
 def make(name: str, procs: int | None = None, nodes: int | None = None) -> Workload:
