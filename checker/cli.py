@@ -31,7 +31,10 @@ KEY_WITNESSES = ("rollbacks", "survivor_rollbacks", "crashes", "node_crashes", "
                  "replays_held_for_orphans", "replayed_messages", "messages_buffered_during_restart",
                  "logged_messages_collected", "restarts_ended",
                  "late_messages_logged", "late_messages_replayed",
-                 "early_messages_recorded", "early_resends_suppressed", "intra_epoch_messages", "collectives_from_log")
+                 "early_messages_recorded", "early_resends_suppressed", "intra_epoch_messages", "collectives_from_log",
+                 "crash_receiver_before_t2", "crash_receiver_t2_t4",
+                 "crash_receiver_t4_t6", "crash_receiver_after_t6", "crash_sender_with_tb", "wildcard_waits",
+                 "tb_messages_resent", "logger_dropped_unacked")
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -75,6 +78,8 @@ def _parser() -> argparse.ArgumentParser:
     s.add_argument("--depth", type=int, help="bound on the length of explored runs")
     s.add_argument("--crash-kinds", default=None, help="process,node (default both)")
     s.add_argument("--mutant")
+    s.add_argument("--no-failure-during-recovery", action="store_true",
+                   help="no crash while a recovery is under way (seed 004 L623)")
     s.add_argument("--grouping", help="a JSON file with one group id per process, or METHOD:K (grouping/)")
     s.add_argument("--property", action="append", dest="properties", help="check only these (repeatable)")
     s.add_argument("--strategy", choices=("bfs", "dfs", "random"), default="bfs")
@@ -173,7 +178,8 @@ def _scenario(args):
                     args.nodes if args.nodes is not None else (base.nodes if same else None),
                     base.failures if args.failures is None else args.failures,
                     base.checkpoints if args.checkpoints is None else args.checkpoints, kinds,
-                    at_sites=base.at_sites if same else False, depth=args.depth or base.depth)
+                    at_sites=base.at_sites if same else False, depth=args.depth or base.depth,
+                    no_failure_during_recovery=args.no_failure_during_recovery or base.no_failure_during_recovery)
 
 
 def _grouping(spec: str | None, scenario) -> tuple[int, ...] | None:

@@ -395,14 +395,15 @@ class System:
             pr = procs[p]
             mail = pr.mailbox[i]
             m = mail.msg
-            combine = self.progs[p][pr.pc][3]
+            op = self.progs[p][pr.pc]
+            combine = op[3]
             acc = (pr.acc + m.payload) & M32 if combine == "sum" else mix(pr.acc, m.src, m.payload)
             obs.append(("delivered", p, m.src, m.gid[2], m.payload, pr.ghost))
             pr = pr.but(pc=pr.pc + 1, acc=acc, last_src=m.src,
                          mailbox=pr.mailbox[:i] + pr.mailbox[i + 1:],
                          ghost=G.record_delivery(pr.ghost, m.src, m.gid[2], m.payload))
             procs[p] = pr
-            self._apply(procs, wire, p, proto.on_match(ctx, p, pr.vol, pr.stab, mail), obs)
+            self._apply(procs, wire, p, proto.on_receive(ctx, p, pr.vol, pr.stab, mail, op[1], op[2]), obs)
         elif kind == "choose":
             p, c = a[1], a[2]
             pr = procs[p]

@@ -27,16 +27,19 @@ class Scenario:
     at_sites: bool = False
     depth: int = 10_000
     note: str = ""
+    no_failure_during_recovery: bool = False  # seed 004 L623
 
     def bounds(self) -> Bounds:
         return Bounds(failures=self.failures, checkpoints=self.checkpoints, depth=self.depth,
-                      crash_kinds=self.crash_kinds, checkpoint_at_sites=self.at_sites)
+                      crash_kinds=self.crash_kinds, checkpoint_at_sites=self.at_sites,
+                      no_failure_during_recovery=self.no_failure_during_recovery)
 
     def label(self) -> str:
         size = (f" n={self.procs}" if self.procs else "") + (f"/{self.nodes}nodes" if self.nodes else "")
         where = "@sites" if self.at_sites else ""
         kinds = "" if len(self.crash_kinds) == 2 else f" {self.crash_kinds[0]}"
-        return f"{self.workload}{size} f={self.failures} c={self.checkpoints}{where}{kinds}"
+        calm = " no-failure-in-recovery" if self.no_failure_during_recovery else ""
+        return f"{self.workload}{size} f={self.failures} c={self.checkpoints}{where}{kinds}{calm}"
 
 
 # Every correct protocol on at least three scenarios, chosen so that the
@@ -54,10 +57,20 @@ DEFAULTS: dict[str, tuple[Scenario, ...]] = {
         Scenario("fig1", checkpoints=0, crash_kinds=("process",), note="seed 000 Fig. 1, singleton sets"),
     ),
     "sbml": (
-        Scenario("theorem2", checkpoints=0, note="two nodes of two, ANY_SOURCE"),
-        Scenario("ring", 2, 2),
-        Scenario("pingpong", 2, 2),
-        Scenario("fig1", checkpoints=0, crash_kinds=("process",), note="seed 000 Fig. 1"),
+        Scenario("ring", 2, 2, note="a checkpoint and its garbage collection at the senders"),
+        Scenario("pingpong", 2, 2, checkpoints=0, note="NetPIPE-like ping-pong (seed 004 §5.1.2)"),
+    ),
+    "hmpl": (
+        Scenario("pingpong", 2, 2, checkpoints=0,
+                 note="NetPIPE-like ping-pong: every failure moment of Fig. 4.4 (seed 004 L1164–1166)"),
+        Scenario("wildcard_race", checkpoints=0, crash_kinds=("process",),
+                 note="wildcard rule (L1188) with competing senders (L1195)"),
+        Scenario("ring", 2, 2, note="a checkpoint, the log collected behind it"),
+    ),
+    "rbml": (
+        Scenario("ring", 2, 2, checkpoints=0, note="every failure moment of the flow"),
+        Scenario("pingpong", 2, 2, checkpoints=0, note="NetPIPE-like ping-pong"),
+        Scenario("testany", checkpoints=0, crash_kinds=("process",), note="a logged Testany outcome"),
     ),
     "coordinated": (
         Scenario("ring", 2, 2),
@@ -90,7 +103,16 @@ DEFAULTS: dict[str, tuple[Scenario, ...]] = {
 # more than 5 million states (see the README's limits).
 SLOW: dict[str, tuple[Scenario, ...]] = {
     "correlated-set": (Scenario("theorem2", checkpoints=0, note="two sets of two, node and process crashes"),),
-    "sbml": (Scenario("any_source_race", 3, 2),),
+    "sbml": (Scenario("any_source_race", 3, 3, checkpoints=0, crash_kinds=("process",)),
+             Scenario("fig1", checkpoints=0, crash_kinds=("process",), note="seed 000 Fig. 1"),
+             Scenario("theorem2", checkpoints=0, note="two nodes of two, ANY_SOURCE")),
+    "hmpl": (Scenario("fig46", checkpoints=0, crash_kinds=("process",), note="seed 004 Fig. 4.6"),
+             Scenario("any_source_race", 3, 3, checkpoints=0, crash_kinds=("process",)),
+             Scenario("pingpong", 2, 2, note="ping-pong with a checkpoint"),
+             Scenario("ring", 2, 2, checkpoints=0, failures=2, crash_kinds=("process",),
+                      no_failure_during_recovery=True, note="two sequential failures (L623)")),
+    "rbml": (Scenario("any_source_race", 3, 3, checkpoints=0, crash_kinds=("process",)),
+             Scenario("ring", 2, 2, note="a checkpoint, the log collected behind it")),
     "coordinated": (Scenario("any_source_race", 3, 3, crash_kinds=("process",)),),
     "send-deterministic": (Scenario("sd_phases", note="two groups, a checkpoint wave in each, node crashes"),),
     "app-level": (Scenario("c3_any_source", at_sites=True, crash_kinds=("process",),
@@ -119,6 +141,26 @@ MUTANT_SCENARIOS: dict[str, Scenario] = {
     "app-level/no-nondet-logging": Scenario("c3_epochs", at_sites=True, crash_kinds=("process",)),
     "app-level/early-ready-to-stop": Scenario("c3_two_epochs", at_sites=True, crash_kinds=("process",)),
     "app-level/no-stop-on-logged-sender": Scenario("c3_epochs", at_sites=True, crash_kinds=("process",)),
+    "hmpl/no-wildcard-block": Scenario("wildcard_race", checkpoints=0, crash_kinds=("process",)),
+    "hmpl/sender-erases-before-t6": Scenario("pingpong", 2, 2, checkpoints=0, crash_kinds=("process",)),
+    "hmpl/release-before-logger-ack": Scenario("pingpong", 2, 2, checkpoints=0, crash_kinds=("process",)),
+    "hmpl/no-release": Scenario("pingpong", 2, 2, checkpoints=0, crash_kinds=("process",)),
+    "hmpl/logger-keeps-unacked-no-ssn-check": Scenario("pingpong", 2, 2, checkpoints=0, crash_kinds=("process",)),
+    "hmpl/no-ssn-check": Scenario("pingpong", 2, 2, checkpoints=0, crash_kinds=("process",)),
+    "hmpl/tb-before-log": Scenario("pingpong", 2, 2, checkpoints=0, crash_kinds=("process",)),
+    "hmpl/no-tb-query": Scenario("pingpong", 2, 2, checkpoints=0, crash_kinds=("process",)),
+    "hmpl/logger-on-same-node": Scenario("pingpong", 2, 2, checkpoints=0, crash_kinds=("process",)),
+    "hmpl/no-sender-tb": Scenario("pingpong", 2, 2, checkpoints=0, crash_kinds=("process",)),
+    "hmpl/competing-erasure-any-sender": Scenario("any_source_race", 3, 3, checkpoints=0, crash_kinds=("process",)),
+    "rbml/send-before-logged": Scenario("testany", checkpoints=0, crash_kinds=("process",)),
+    "sbml/send-before-rsn-ack": Scenario("wildcard_race", checkpoints=0, crash_kinds=("process",)),
+    "sbml/replay-out-of-rsn-order": Scenario("any_source_race", 3, 3, checkpoints=0, crash_kinds=("process",)),
+    "hmpl/checkpoint-without-flush": Scenario("ring", 2, 2, crash_kinds=("process",)),
+    "hmpl/gc-before-durable-checkpoint": Scenario("ring", 2, 2, crash_kinds=("process",)),
+    # outside the thesis' assumptions (L623): the same scenario with
+    # no_failure_during_recovery passes (SLOW["hmpl"], tests/test_invariants_hmpl.py)
+    "hmpl/failure-during-recovery": Scenario("ring", 2, 2, checkpoints=0, failures=2, crash_kinds=("process",)),
+    "hmpl/wildcard-rule-any-source-only": Scenario("testany", checkpoints=0, crash_kinds=("process",)),
 }
 
 

@@ -254,6 +254,8 @@ def sd_burst(n: int = 2, nodes: int = 2) -> Workload:
     return Workload("sd_burst", ((send(1), send(1)), (recv(0), recv(0))), DETERMINISTIC, (0, 1),
                     "two messages in a row to a process of another group",
                     "003 §3.2–3.3", labels={(0, 1, 0): "m1", (0, 1, 1): "m2"})
+
+
 def c3_epochs(n: int = 2, nodes: int = 2) -> Workload:
     """Seed 001, "App-level difficulties" and "Possible Types of Messages": P0
     (the initiator) may checkpoint at its sites; P1 checkpoints at its next
@@ -301,6 +303,44 @@ def c3_any_source(n: int = 3, nodes: int = 3) -> Workload:
                     "001, Mechanism: The Log")
 
 
+def fig46(n: int = 4, nodes: int = 4) -> Workload:
+    """Seed 004 §4.2.3, Fig. 4.6 (L1184–1195; reconstructed from the prose): the
+    thesis' P1..P4 are P0..P3 here. P0 sends M1 and M2 to P1, which receives M1
+    by name and then, by ANY_SOURCE, M2 or the competing M2'' from P2; P1 then
+    sends M3 to P3 (whose content depends on which one came first) and takes the
+    other. If P1 fails before M2 is logged and replays M2'' instead, P3 is an orphan."""
+    progs = (
+        (send(1), send(1)),                       # P1 of the thesis: M1, M2
+        (recv(0), recv(ANY), send(3), recv(ANY)),  # P2: R1, R2 (wildcard), M3, the other
+        (send(1),),                               # P3: M2''
+        (recv(1),),                               # P4: receives M3
+    )
+    labels = {(0, 1, 0): "M1", (0, 1, 1): "M2", (2, 1, 0): "M2''", (1, 3, 0): "M3"}
+    return Workload("fig46", progs, NON_DETERMINISTIC, (0, 1, 2, 3),
+                    "seed 004 Fig. 4.6: a wildcard reception, a competing sender, and M3 to P4",
+                    "004 §4.2.3, Fig. 4.6", labels=labels)
+
+
+def wildcard_race(n: int = 3, nodes: int = 3) -> Workload:
+    """The orphan of seed 004 L1102 and L1184–1188 in its smallest form: P1 and
+    P2 race to P0's ANY_SOURCE receive; P0 answers P1 with a message that
+    depends on which came first, then takes the other."""
+    progs = ((recv(ANY), send(1), recv(ANY)), (send(0), recv(0)), (send(0),))
+    return Workload("wildcard_race", progs, NON_DETERMINISTIC, (0, 1, 2),
+                    "two senders race to a wildcard receive whose answer depends on the winner",
+                    "004 L1102, L1188", labels={(1, 0, 0): "m1", (2, 0, 0): "m2", (0, 1, 0): "m3"})
+
+
+def testany(n: int = 3, nodes: int = 3) -> Workload:
+    """Non-determinism other than ANY_SOURCE (seed 004 digest, mutant 15): P1
+    receives from P0, takes a Waitany/Testany-like outcome (``nondet``) and
+    sends P2 a message that depends on it."""
+    progs = ((send(1),), (recv(0), nondet(2), send(2)), (recv(1),))
+    return Workload("testany", progs, NON_DETERMINISTIC, (0, 1, 2),
+                    "a Testany outcome flows into a message to a third process",
+                    labels={(0, 1, 0): "m1", (1, 2, 0): "m2"})
+
+
 WORKLOADS: dict[str, Callable[..., Workload]] = {
     "ring": ring, "exchange": exchange, "any_source_race": any_source_race, "reduce": reduce,
     "master_worker": master_worker, "pingpong": pingpong, "fig1": fig1, "fig2": fig2, "theorem2": theorem2,
@@ -308,10 +348,12 @@ WORKLOADS: dict[str, Callable[..., Workload]] = {
     "sd_fig2": sd_fig2, "sd_phases": sd_phases, "sd_burst": sd_burst,
     "c3_epochs": c3_epochs, "c3_collectives": c3_collectives,
     "c3_two_epochs": c3_two_epochs, "c3_any_source": c3_any_source,
+    "fig46": fig46, "testany": testany, "wildcard_race": wildcard_race,
 }
 FIXED = {"fig1", "fig2", "theorem2", "pairs",  # executions drawn in a paper: fixed size and placement
          "sd_fig2", "sd_phases", "sd_burst",
-         "c3_epochs", "c3_collectives", "c3_any_source", "c3_two_epochs"}
+         "c3_epochs", "c3_collectives", "c3_any_source", "c3_two_epochs",
+         "fig46", "testany", "wildcard_race"}
 
 
 def make(name: str, procs: int | None = None, nodes: int | None = None) -> Workload:

@@ -174,6 +174,12 @@ class Protocol:
     def on_match(self, ctx: Context, p: int, vol: Any, stab: Any, mail: Mail) -> Step:
         return Step(vol, stab)
 
+    def on_receive(self, ctx: Context, p: int, vol: Any, stab: Any, mail: Mail, src: int, tag: int) -> Step:
+        """A match by a receive posted for (``src``, ``tag``), either may be
+        ``ANY``: protocols that treat wildcard receptions apart (seed 004
+        L1188) override this; the default is :meth:`on_match`."""
+        return self.on_match(ctx, p, vol, stab, mail)
+
     def may_choose(self, ctx: Context, p: int, vol: Any, k: int, choice: int) -> bool:
         return True
 

@@ -13,7 +13,9 @@ reception (seed 000 §2.2, "Message logging", "Event logging", "Payload copy").
 
 ``MessageLogging`` is written for a *set* of processes that roll back together
 so that the correlated-set protocol (protocols/correlated_set.py) extends it;
-``SenderBased`` is the classic protocol, where each set is one process.
+``SenderBased`` is that protocol with each set one process (an event logger
+instead of RSNs at the senders). ``ThesisSBML`` is SBML as seed 004 §4.1.1
+defines it, the protocol registered as ``sbml``.
 """
 from __future__ import annotations
 
@@ -22,6 +24,7 @@ from typing import Any
 
 from protocols.base import (AppMsg, Checkpoint, Context, Deliver, Mail, Note, Packet,
                             Protocol, Restore, Send, Step)
+from protocols.rbml import ReceiverBased
 
 
 @dataclass(frozen=True, slots=True)
@@ -234,3 +237,74 @@ class SenderBased(MessageLogging):
 
 def _set(t: tuple, i: int, v: Any) -> tuple:
     return t[:i] + (v,) + t[i + 1:]
+
+
+class ThesisSBML(ReceiverBased):
+    """Pessimistic sender-based message logging as seed 004 §4.1.1 defines it
+    (L1032–1053, Fig. 4.1), on the engine of protocols/rbml.py with the log of
+    each reception held by its sender instead of a logger:
+
+    - P1 saves (M, SSN) in its Message Log (``Vol.tb``), then sends (L1043);
+    - P2 records the SSN in its Table of SSN, increments its RSN and ACKs with
+      it (the ``log`` packet); P1 adds the RSN to its log entry (``Vol.lg``)
+      and ACKs (``confirm``); P2 marks its Table of RSN (``Vol.rtb``) (L1045);
+    - between a reception and that ACK the receiver sends nothing (L1047);
+    - a restarted P2 asks every sender for its logged messages: the fully
+      logged ones are replayed in ascending RSN from the checkpointed RSN + 1,
+      the partially logged ones (no RSN at the sender) come after, in any order
+      (L1049–1051); survivors drop re-sent messages by SSN (L1053);
+    - at a checkpoint P2 tells its senders, which delete the messages it covers
+      (L1039, L1083).
+
+    Deviation: the thesis checkpoints the Message Log with the sender, and a
+    receiver re-sends the RSN of a duplicate whose ACK the restarted sender
+    lost (L1053); here the log is volatile and a restarted sender has its
+    receivers checkpoint instead (RADIC's re-protection, protocols/rbml.py),
+    which makes the lost RSNs unnecessary. Only reception order is logged
+    (piecewise determinism, L1009): ``nondet`` outcomes are not.
+
+    ``log_events`` and ``payload_copy_external`` keep the knob names of the
+    seed-000 mutants (no event logging; no payload copy).
+    """
+
+    name = "sbml"
+    scope = "failed"
+    source = "seed 004 §4.1.1 (L1032–1053, Fig. 4.1); seed 000 §2.2"
+    KNOBS = {
+        **ReceiverBased.KNOBS,
+        "release_at": "never",       # the Message Log is kept until the receiver checkpoints
+        "forward_at_reception": False,  # the RSN ACK is a step after the reception (L1045)
+        "log_choices": False,
+        "tb_query": "none",          # the fetch brings the partially logged messages too
+        "log_events": True,          # the RSN goes back to the sender (L1045)
+        "payload_copy_external": True,  # the sender keeps the payload (L1043)
+    }
+
+    def __init__(self, **knobs: Any) -> None:
+        super().__init__(**knobs)
+        self.sender_tb = self.payload_copy_external
+
+    def holders(self, ctx: Context, p: int) -> tuple[int, ...]:
+        return ctx.others(p)
+
+    def holder_of(self, ctx: Context, p: int, src: int) -> int:
+        return src
+
+    def protected_by(self, ctx: Context, q: int) -> tuple[int, ...]:
+        return ctx.others(q)
+
+    def _log(self, ctx: Context, p: int, vol, stab, src: int, ssn: int, m, wait: bool) -> Step:
+        if not self.log_events:  # the RSN never leaves the receiver
+            return Step(replace(vol, rsn=vol.rsn + 1), stab)
+        return super()._log(ctx, p, vol, stab, src, ssn, None, wait)
+
+    def _on_fetch(self, ctx: Context, q: int, vol, stab, pkt: Packet) -> Step:
+        """One request per sender (L1049–1051): its fully logged messages for
+        the restarted process, then the partially logged ones, in any order."""
+        vol, stab, out = super()._on_fetch(ctx, q, vol, stab, pkt)
+        p = pkt.src
+        after = pkt.hdr[1]
+        logged = {e[2] for e in vol.lg[p]}
+        partial = tuple(Send(Packet(q, p, "app", (ssn,), m)) for d, ssn, m in vol.tb
+                        if d == p and ssn > after and ssn not in logged)
+        return Step(vol, stab, out + partial + ((Note("partially_logged_resent"),) if partial else ()))

@@ -12,16 +12,20 @@ from protocols.app_level import AppLevel
 from protocols.base import Protocol
 from protocols.coordinated import BlockingCoordinated, ChandyLamport
 from protocols.correlated_set import CorrelatedSet
-from protocols.logging import SenderBased
+from protocols.hmpl import Hybrid
+from protocols.logging import ThesisSBML
+from protocols.rbml import ReceiverBased
 from protocols.send_deterministic import SendDeterministic
 
 PROTOCOLS: dict[str, type[Protocol]] = {
     "coordinated": BlockingCoordinated,
     "chandy-lamport": ChandyLamport,
-    "sbml": SenderBased,
+    "sbml": ThesisSBML,
     "correlated-set": CorrelatedSet,
     "send-deterministic": SendDeterministic,
     "app-level": AppLevel,
+    "rbml": ReceiverBased,
+    "hmpl": Hybrid,
 }
 
 
@@ -98,6 +102,66 @@ MUTANTS: dict[str, Mutant] = {m.name: m for m in (
     Mutant("app-level/no-stop-on-logged-sender", "app-level", {"stop_on_stopped_sender": False},
            "a process stops logging when it receives a message from a process that stopped logging",
            "seed 001, \"Log-End Line\"", ("LogEndNoBackwardCrossing",)),
+    # seed 004 (Meyer's thesis): the digest's list, numbered as there
+    Mutant("hmpl/no-wildcard-block", "hmpl", {"block_on_wildcard": False},
+           "after an ANY_SOURCE reception the receiver waits until the message is fully logged (1)",
+           "seed 004 L1184–1188, Fig. 4.6", ("NoOrphan", "FailureFreeEquivalence")),
+    Mutant("hmpl/sender-erases-before-t6", "hmpl", {"sender_erases_on_next_send": True},
+           "the sender erases M from its TB only when the receiver tells it, after t6 (2)",
+           "seed 004 L1148 (t7), L1203", ("ErasureOrder", "NoLostMessage", "Termination")),
+    Mutant("hmpl/release-before-logger-ack", "hmpl", {"release_at": "t2"},
+           "the receiver tells the sender to erase M only after L2's confirmation (3)",
+           "seed 004 L1148 (t6 before t7)", ("ErasureOrder", "NoLostMessage", "Termination")),
+    Mutant("hmpl/no-release", "hmpl", {"release_at": "never"},
+           "after L2's confirmation the receiver tells the sender, which erases M (t7)",
+           "seed 004 L1148, L1201–1204", ("TBBound", "BuffersErased")),
+    Mutant("hmpl/logger-keeps-unacked-no-ssn-check", "hmpl",
+           {"logger_drops_unacked": False, "drop_duplicates": False},
+           "L2 erases what it saved but never confirmed, and every reception is checked by SSN (4)",
+           "seed 004 L1165, L1205", ("NoDuplicateDelivery", "LoggedOnce")),
+    Mutant("hmpl/no-ssn-check", "hmpl", {"drop_duplicates": False},
+           "the FT layer checks the SSN of every reception and drops duplicates (5)",
+           "seed 004 L1142, L1156, L1205", ("NoDuplicateDelivery", "LoggedOnce")),
+    Mutant("hmpl/tb-before-log", "hmpl", {"tb_query": "before-log"},
+           "recovery consumes the log first, the senders' TBs after (6)",
+           "seed 004 L1150, Fig. 4.5", ("NoOrphan", "FailureFreeEquivalence", "Termination",
+                                         "NoDuplicateDelivery", "LoggedOnce")),
+    Mutant("hmpl/no-tb-query", "hmpl", {"tb_query": "none"},
+           "after the log, the restarted receiver asks the senders' TBs (6)",
+           "seed 004 L1150–1152, L1164", ("NoLostMessage", "Termination", "BuffersErased")),
+    Mutant("hmpl/logger-on-same-node", "hmpl", {"logger_placement": "same-node"},
+           "each process's logger runs on another node (7)",
+           "seed 004 L1144, L1207; RADIC §2.3", ("LoggerPlacement", "NoLostMessage", "Termination")),
+    Mutant("hmpl/no-sender-tb", "hmpl", {"sender_tb": False},
+           "the sender keeps M in its TB until the receiver's logging ends (8)",
+           "seed 004 L1126, L1142, L1164 (t2–t4)", ("NoLostMessage", "Termination")),
+    Mutant("hmpl/competing-erasure-any-sender", "hmpl", {"competing_erasure": "any-sender"},
+           "a competing sender's unconfirmed TB entry goes only after a later message from it is confirmed (9)",
+           "seed 004 L1195 (the other reading)", ("NoLostMessage", "Termination", "ErasureOrder")),
+    Mutant("rbml/send-before-logged", "rbml", {"block_sends_until_logged": False},
+           "the RBML receiver sends nothing until its logger confirms every reception (10)",
+           "seed 004 L1102, L1093", ("NoOrphan", "FailureFreeEquivalence")),
+    Mutant("sbml/send-before-rsn-ack", "sbml", {"block_sends_until_logged": False},
+           "between a reception and the ACK of its RSN the receiver sends nothing (11)",
+           "seed 004 L1047, L1051", ("NoOrphan", "FailureFreeEquivalence")),
+    Mutant("sbml/replay-out-of-rsn-order", "sbml", {"replay_order": "arrival"},
+           "fully logged messages are replayed in ascending RSN from the checkpointed RSN + 1 (11)",
+           "seed 004 L1049", ("NoOrphan", "FailureFreeEquivalence", "Termination")),
+    Mutant("hmpl/checkpoint-without-flush", "hmpl", {"flush_before_checkpoint": False},
+           "a process checkpoints with its channel to the logger flushed (12)",
+           "seed 004 L1114, L1210", ("Termination", "BuffersErased", "ErasureOrder", "GCBehindCheckpoint")),
+    Mutant("hmpl/gc-before-durable-checkpoint", "hmpl", {"gc_after_durable": False},
+           "the log is collected only behind a durable checkpoint (13)",
+           "seed 004 L1039, L1083, L1114", ("GCBehindCheckpoint", "NoLostMessage", "Termination")),
+    Mutant("hmpl/failure-during-recovery", "hmpl", {},
+           "no failure during recovery, nor of a node together with its protector (14: outside the "
+           "assumptions; the same scenario passes with no_failure_during_recovery)",
+           "seed 004 L623; RADIC §2.3", ("NoLostMessage", "Termination", "NoOrphan", "FailureFreeEquivalence"),
+           extra={"assumption": "no_failure_during_recovery"}),
+    Mutant("hmpl/wildcard-rule-any-source-only", "hmpl", {"log_choices": False},
+           "every non-deterministic event (Waitany/Testany outcomes, probes), not only ANY_SOURCE, is "
+           "logged before the process goes on (15)",
+           "seed 004 L1182–1188 (piecewise determinism, L1009)", ("NoOrphan", "FailureFreeEquivalence")),
 )}
 
 

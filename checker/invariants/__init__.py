@@ -326,5 +326,6 @@ class Judge:
 # from checker.invariants import hmpl  # noqa: E402,F401
 from checker.invariants import send_deterministic  # noqa: E402,F401
 from checker.invariants import app_level  # noqa: E402,F401
+from checker.invariants import hmpl  # noqa: E402,F401
 
 PROPERTIES = GENERAL + tuple(OWN)
