@@ -7,7 +7,7 @@ Like checker/explore.py it knows no protocol: it asks the system for enabled
 actions and successors and the :class:`~checker.invariants.Judge` for verdicts.
 
 - One rule per event kind (application step, match, choice, delivery, protocol
-  step, crash, node crash, restart), enabled when the model enables an event of
+  step, collective, collective from a log, crash, node crash, restart), enabled when the model enables an event of
   that kind; its argument picks which one. Hypothesis switches a random subset
   of rules off for each run (its feature flags, after Groce et al., "Swarm
   testing", ISSTA 2012), so each run draws from a random subset of event kinds:
@@ -250,6 +250,18 @@ def machine(system, judge: Judge, tally: Tally | None = None) -> type[RuleBasedS
         def protocol_step(self, i):
             """A protocol-internal step: a checkpoint, a control message, a log write."""
             self._take("internal", i)
+
+        @precondition(lambda self: self.offers("coll_all"))
+        @rule(i=CHOICE)
+        def collective(self, i):
+            """Every process is at the same collective call, and it completes."""
+            self._take("coll_all", i)
+
+        @precondition(lambda self: self.offers("coll"))
+        @rule(i=CHOICE)
+        def collective_from_log(self, i):
+            """A recovering process completes a collective alone, from its log."""
+            self._take("coll", i)
 
         @precondition(lambda self: self.offers("crash"))
         @rule(i=CHOICE)
