@@ -39,8 +39,12 @@ FUZZ_SCENARIOS: dict[str, Scenario] = {
     "chandy-lamport/no-channel-recording": Scenario("ring", 4, 4),
     # fig1 is a fixed figure of three; the same ANY_SOURCE race on six processes
     "sbml/no-event-logging": Scenario("any_source_race", 6, 3, checkpoints=0, crash_kinds=("process",)),
-    "sbml/no-duplicate-suppression": Scenario("pingpong", checkpoints=0, failures=2, crash_kinds=("process",)),
-    "uncoordinated/no-logging": Scenario("fig1", failures=2, crash_kinds=("process",)),
+    # seed 004 assumes no failure during a recovery (L623): the thesis' SBML
+    # does not promise to survive two at once
+    "sbml/no-duplicate-suppression": Scenario("pingpong", checkpoints=0, failures=2, crash_kinds=("process",),
+                                              no_failure_during_recovery=True),
+    "uncoordinated/no-logging": Scenario("fig1", failures=2, crash_kinds=("process",),
+                                         no_failure_during_recovery=True),
 }
 
 

@@ -9,7 +9,7 @@ def checked():
     cache = {}
 
     def get(protocol, scenario, mutant=None, properties=None, out=None, reduce=True):
-        key = (protocol, scenario, mutant, tuple(properties or ()), reduce)
+        key = (protocol, scenario, mutant, tuple(properties or ()), reduce, out is not None)
         if key not in cache:
             cache[key] = run_check(protocol, scenario, mutant, properties, out, reduce=reduce)
         return cache[key]

@@ -91,8 +91,8 @@ def test_fuzz_configurations_are_twice_the_exhaustive_ones():
         assert at_least_twice(fuzz_scenario(None, name), MUTANT_SCENARIOS[name]), name
     big = fuzz_scenario("coordinated", None)
     assert procs_of(big) == 2 * procs_of(DEFAULTS["coordinated"][0])
-    fixed = fuzz_scenario("sbml", None)  # theorem2 is a fixed execution
-    assert fixed.workload == "theorem2" and fixed.failures == 2 and sequential_failures("sbml", None)
+    fixed = fuzz_scenario("send-deterministic", None)  # sd_phases is a fixed execution
+    assert fixed.workload == "sd_phases" and fixed.failures == 2 and sequential_failures("send-deterministic", None)
     assert not sequential_failures("coordinated", None)
 
 
