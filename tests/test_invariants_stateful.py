@@ -46,7 +46,7 @@ def test_invariants_stateful_mutant_agrees_with_explicit_search(checked, name):
     m = MUTANTS[name]
     sc = MUTANT_SCENARIOS[name]
     assert checked(m.protocol, sc, name).result.violation.property in m.catches
-    f = run_fuzz(m.protocol, sc, name, shrink=False)
+    f = run_fuzz(m.protocol, sc, name, shrink=False, profile="deep")  # a violation ends the run early
     assert f.result.verdict == "violation" and f.result.violation.property in m.catches
     assert f.expected and f.found_after is not None and f.found_after <= f.examples
 
@@ -136,7 +136,7 @@ def test_fuzz_command_writes_a_counterexample_that_replays(tmp_path, capsys):
     assert main(["fuzz", "--mutant", "sbml/no-duplicate-suppression", "--out", str(tmp_path), "--json"]) == 1
     d = json.loads(capsys.readouterr().out)
     assert d["verdict"] == "violation" and d["caught"] and d["engine"] == "hypothesis"
-    assert d["scenario"] == "pingpong f=2 c=0 process" and d["examples_to_find"] >= 1
+    assert d["scenario"] == "pingpong f=2 c=0 process no-failure-in-recovery" and d["examples_to_find"] >= 1
     for key in ("states", "transitions", "depth", "seconds", "witnesses", "property", "trace_length"):
         assert key in d
     assert main(["replay", d["counterexample"], "--json"]) == 0

@@ -16,6 +16,7 @@ from runtime.check import check_trace  # noqa: E402
 from runtime.launch import make_config, run  # noqa: E402
 
 TIMEOUT = 90
+pytestmark = pytest.mark.xdist_group("mpi")  # one mpiexec at a time: runs share the machine's ports and /tmp
 
 
 def _run(tmp_path, protocol, workload, n, nodes, crash, mode, mutant=None, iters=4, every=4):
@@ -40,7 +41,7 @@ def _recovered(rep, node=False):
 
 def test_runtime_invariants_sbml_soft_crash_ring(tmp_path):
     w = _recovered(_run(tmp_path, "sbml", "ring", 3, 3, "1@6", "soft"))
-    assert w.get("replayed_receptions", 0) + w.get("logged_messages_resent", 0) >= 1
+    assert w.get("in_transit_at_recovery_line", 0) + w.get("orphan_situations", 0) >= 1
 
 
 def test_runtime_invariants_correlated_set_soft_node_crash_stencil(tmp_path):
