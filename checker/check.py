@@ -53,24 +53,36 @@ def run_check(protocol: str, scenario: Scenario, mutant: str | None = None, prop
             raise UsageError(f"{protocol} assumes a send-deterministic application and {workload.name} is "
                              f"{ff.observed} ({ff.distinct_send_sequences} send sequences); "
                              f"add --anyway to check it all the same")
+    props = properties_for(system, protocol, properties)
+    judge = Judge(system, props, failure_free(workload).finals)
+    result = explore(system, judge, strategy, max_states, time_limit, seed, progress=progress, reduce=reduce)
+    path = save_counterexample(out, protocol, mutant, scenario, system, workload, props, result)
+    return Check(protocol, mutant, scenario, result, path)
+
+
+def properties_for(system, protocol: str, properties) -> tuple[str, ...]:
+    """The properties asked for, or all that apply to the protocol."""
     mine = applicable(system.protocol.name)
     props = tuple(properties or mine)
     for p in props:
         if p not in mine:
             raise UsageError(f"unknown property {p!r} for {protocol}; choose among {', '.join(mine)}")
-    judge = Judge(system, props, failure_free(workload).finals)
-    result = explore(system, judge, strategy, max_states, time_limit, seed, progress=progress, reduce=reduce)
-    path = None
-    if result.violation is not None and out is not None:
-        cx = T.Counterexample(
-            schema_version=T.SCHEMA_VERSION, tool=T.tool_version(), protocol=protocol, mutant=mutant,
-            knobs=system.protocol.knobs, workload=workload.name, procs=scenario.procs, nodes=scenario.nodes,
-            placement=list(workload.node_of), grouping=list(system.ctx.group_of),
-            bounds=system.bounds.as_dict(), properties=list(props), events=T.to_json_events(result.trace),
-            violation=result.violation.as_dict())
-        name = (mutant or f"{protocol}/{scenario.workload}").replace("/", "__") + ".json"
-        path = T.save(Path(out) / name, cx)
-    return Check(protocol, mutant, scenario, result, path)
+    return props
+
+
+def save_counterexample(out, protocol, mutant, scenario, system, workload, props, result,
+                        suffix: str = ".json") -> Path | None:
+    """Write ``result``'s violating run as a counterexample file under ``out``."""
+    if result.violation is None or out is None:
+        return None
+    cx = T.Counterexample(
+        schema_version=T.SCHEMA_VERSION, tool=T.tool_version(), protocol=protocol, mutant=mutant,
+        knobs=system.protocol.knobs, workload=workload.name, procs=scenario.procs, nodes=scenario.nodes,
+        placement=list(workload.node_of), grouping=list(system.ctx.group_of),
+        bounds=system.bounds.as_dict(), properties=list(props), events=T.to_json_events(result.trace),
+        violation=result.violation.as_dict())
+    name = (mutant or f"{protocol}/{scenario.workload}").replace("/", "__") + suffix
+    return T.save(Path(out) / name, cx)
 
 
 def default_checks(out: Path | None = None, **kw) -> list[Check]:

@@ -15,12 +15,11 @@ import json
 from dataclasses import dataclass
 from pathlib import Path
 
-from checker import trace as T
 from checker import workloads as W
-from checker.check import Check
+from checker.check import Check, properties_for, save_counterexample
 from checker.classify import failure_free
 from checker.errors import UsageError
-from checker.invariants import Judge, applicable
+from checker.invariants import Judge
 from checker.scenarios import DEFAULTS, Scenario, make_system, scenario_for_mutant
 from protocols.mutants import MUTANTS, PROTOCOLS
 
@@ -116,23 +115,10 @@ def run_fuzz(protocol: str, scenario: Scenario, mutant: str | None = None, prope
     system, workload = make_system(protocol, scenario, mutant, grouping)
     if sequential:
         system.bounds = dataclasses.replace(system.bounds, no_failure_during_recovery=True)
-    mine = applicable(system.protocol.name)
-    props = tuple(properties or mine)
-    for p in props:
-        if p not in mine:
-            raise UsageError(f"unknown property {p!r} for {protocol}; choose among {', '.join(mine)}")
+    props = properties_for(system, protocol, properties)
     judge = Judge(system, props, failure_free(workload).finals)
     result, tally = hunt(system, judge, profile, examples, seed, progress, shrink)
-    path = None
-    if result.violation is not None and out is not None:
-        cx = T.Counterexample(
-            schema_version=T.SCHEMA_VERSION, tool=T.tool_version(), protocol=protocol, mutant=mutant,
-            knobs=system.protocol.knobs, workload=workload.name, procs=scenario.procs, nodes=scenario.nodes,
-            placement=list(workload.node_of), grouping=list(system.ctx.group_of),
-            bounds=system.bounds.as_dict(), properties=list(props), events=T.to_json_events(result.trace),
-            violation=result.violation.as_dict())
-        name = (mutant or f"{protocol}/{scenario.workload}").replace("/", "__") + ".fuzz.json"
-        path = T.save(Path(out) / name, cx)
+    path = save_counterexample(out, protocol, mutant, scenario, system, workload, props, result, ".fuzz.json")
     return Fuzz(protocol, mutant, scenario, result, path, profile, seed, sequential, tally.examples,
                 tally.found_after, tally.found_seconds, tally.narrowed)
 

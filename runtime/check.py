@@ -127,6 +127,19 @@ def check_trace(run_dir: str | Path, properties=None, partial: bool = False) -> 
         evs = journals[p][inc[p]]
         return evs[pos[p]] if pos[p] < len(evs) else None
 
+    def take(p, ev, a):
+        """Rank p's next event, as model action a: step, follow, judge."""
+        nonlocal s, steps
+        s2, obs = system.step(s, a)
+        err = _follow(system, s, a, s2, ev, shadow)
+        if err:
+            return done("inconsistent", reason=f"rank {p} event {pos[p]} {ev.a}: {err}")
+        steps += 1
+        v = judge.transition(s, a, s2, obs) or judge.state(s2)
+        s = s2
+        pos[p] += 1
+        return done("violation", v) if v else None
+
     g = 0
     while True:
         for p in range(n):  # the restarts that open generation g precede its other events
@@ -135,16 +148,9 @@ def check_trace(run_dir: str | Path, properties=None, partial: bool = False) -> 
                 a, why = _resolve(system, s, ev, shadow)
                 if a is None:
                     return done("inconsistent", reason=f"rank {p} event {pos[p]} {ev.a}: {why or 'not enabled'}")
-                s2, obs = system.step(s, a)
-                err = _follow(system, s, a, s2, ev, shadow)
-                if err:
-                    return done("inconsistent", reason=f"rank {p} event {pos[p]} {ev.a}: {err}")
-                steps += 1
-                v = judge.transition(s, a, s2, obs) or judge.state(s2)
-                s = s2
-                if v:
-                    return done("violation", v)
-                pos[p] += 1
+                r = take(p, ev, a)
+                if r:
+                    return r
         progressed = True
         while progressed:  # generation g, greedily in any enabled order
             progressed = False
@@ -158,16 +164,9 @@ def check_trace(run_dir: str | Path, properties=None, partial: bool = False) -> 
                         if why:
                             return done("inconsistent", reason=f"rank {p} event {pos[p]} {ev.a}: {why}")
                         break
-                    s2, obs = system.step(s, a)
-                    err = _follow(system, s, a, s2, ev, shadow)
-                    if err:
-                        return done("inconsistent", reason=f"rank {p} event {pos[p]} {ev.a}: {err}")
-                    steps += 1
-                    v = judge.transition(s, a, s2, obs) or judge.state(s2)
-                    s = s2
-                    if v:
-                        return done("violation", v)
-                    pos[p] += 1
+                    r = take(p, ev, a)
+                    if r:
+                        return r
                     progressed = True
         crashes = sorted({head(p).f for p in range(n) if head(p) is not None and head(p).f is not None
                           and head(p).F == g})

@@ -323,7 +323,6 @@ class Judge:
 
 # The protocols' own properties: each submodule of this package registers its
 # own when imported here (one line per protocol family).
-# from checker.invariants import hmpl  # noqa: E402,F401
 from checker.invariants import send_deterministic  # noqa: E402,F401
 from checker.invariants import app_level  # noqa: E402,F401
 from checker.invariants import hmpl  # noqa: E402,F401
