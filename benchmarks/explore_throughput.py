@@ -7,18 +7,15 @@ Writes benchmarks/results/explore_throughput.json with the machine and the comma
 """
 from __future__ import annotations
 
-import json
-import os
-import platform
 import sys
-import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+import record  # noqa: E402  (benchmarks/record.py)
+
 from checker.check import run_check  # noqa: E402
 from checker.scenarios import DEFAULTS, MUTANT_SCENARIOS  # noqa: E402
-from checker.trace import write_atomic  # noqa: E402
 from protocols.mutants import MUTANTS  # noqa: E402
 
 
@@ -36,13 +33,7 @@ def main() -> int:
                          "seconds": round(r.seconds, 2), "states_per_s": round(r.states_per_s)})
             print(f"{mutant or protocol:<44} {sc.label():<28} reduce={reduce!s:<5} {r.verdict:<10} "
                   f"{r.states:>10,} states {r.seconds:>7.1f} s {r.states_per_s:>8,.0f}/s", flush=True)
-    out = {"command": "python " + " ".join(sys.argv), "date": time.strftime("%Y-%m-%d %H:%M:%S"),
-           "machine": {"platform": platform.platform(), "python": platform.python_version(),
-                       "processor": platform.processor() or platform.machine(), "cpus": os.cpu_count()},
-           "results": rows}
-    path = Path(__file__).parent / "results" / "explore_throughput.json"
-    write_atomic(path, json.dumps(out, indent=1) + "\n")
-    print(f"written {path}")
+    record.write("explore_throughput", {"results": rows})
     return 0
 
 

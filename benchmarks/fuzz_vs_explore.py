@@ -13,20 +13,17 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
-import json
-import os
-import platform
 import statistics
 import sys
-import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+import record  # noqa: E402  (benchmarks/record.py)
+
 from checker.check import run_check  # noqa: E402
 from checker.fuzz import fuzz_scenario, procs_of, run_fuzz, sequential_failures  # noqa: E402
 from checker.scenarios import MUTANT_SCENARIOS  # noqa: E402
-from checker.trace import write_atomic  # noqa: E402
 from protocols.mutants import MUTANTS  # noqa: E402
 
 
@@ -72,15 +69,7 @@ def main() -> int:
         print(f"{name:<42} fuzz {fz['scenario']:<30} caught {fz['caught']} median {fz['median_examples_to_find']} "
               f"runs {fz['median_seconds_to_find']} s | explicit small {e1['states']:,} states {e1['seconds']} s | "
               f"explicit big {e2['verdict']} {e2['states']:,} states {e2['seconds']} s", flush=True)
-    out = {"command": "python " + " ".join(sys.argv), "date": time.strftime("%Y-%m-%d %H:%M:%S"),
-           "machine": {"platform": platform.platform(), "python": platform.python_version(),
-                       "processor": platform.processor() or platform.machine(), "cpus": os.cpu_count(),
-                       "load_average_at_end": [round(x, 1) for x in os.getloadavg()]},
-           "note": "seconds are wall-clock on a machine shared with other jobs; see load_average_at_end",
-           "results": rows}
-    path = Path(__file__).parent / "results" / "fuzz_vs_explore.json"
-    write_atomic(path, json.dumps(out, indent=1) + "\n")
-    print(f"written {path}")
+    record.write("fuzz_vs_explore", {"note": "seconds are wall-clock on a machine shared with other jobs; see load_average_at_end", "results": rows})
     return 0
 
 

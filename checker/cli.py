@@ -59,6 +59,15 @@ class _Parser(argparse.ArgumentParser):
                   if " " in self.prog else f"rrcheck: {message} (see `rrcheck --help`)\n")
 
 
+def scenario_args(s: argparse.ArgumentParser) -> None:
+    """The options that change a default scenario (check, fuzz)."""
+    s.add_argument("--workload")
+    s.add_argument("--procs", type=int)
+    s.add_argument("--nodes", type=int)
+    s.add_argument("--failures", type=int)
+    s.add_argument("--checkpoints", type=int)
+
+
 def _parser() -> argparse.ArgumentParser:
     p = _Parser(prog="rrcheck", description="Model checking of rollback-recovery protocols.")
     sub = p.add_subparsers(dest="cmd", required=True, parser_class=_Parser)
@@ -70,11 +79,7 @@ def _parser() -> argparse.ArgumentParser:
     s = sub.add_parser("check", help="explore a protocol's state space against the invariants")
     s.add_argument("protocol", nargs="?")
     s.add_argument("--all", action="store_true", help="every protocol and every mutant on its default scenarios")
-    s.add_argument("--workload")
-    s.add_argument("--procs", type=int)
-    s.add_argument("--nodes", type=int)
-    s.add_argument("--failures", type=int)
-    s.add_argument("--checkpoints", type=int)
+    scenario_args(s)
     s.add_argument("--depth", type=int, help="bound on the length of explored runs")
     s.add_argument("--crash-kinds", default=None, help="process,node (default both)")
     s.add_argument("--mutant")

@@ -126,14 +126,11 @@ def run_fuzz(protocol: str, scenario: Scenario, mutant: str | None = None, prope
 # --- the command -------------------------------------------------------------
 
 def add_parser(sub) -> None:
+    from checker.cli import scenario_args
     s = sub.add_parser("fuzz", help="randomized stateful search (Hypothesis) beyond exhaustive sizes")
     s.add_argument("protocol", nargs="?")
     s.add_argument("--mutant")
-    s.add_argument("--workload")
-    s.add_argument("--procs", type=int)
-    s.add_argument("--nodes", type=int)
-    s.add_argument("--failures", type=int)
-    s.add_argument("--checkpoints", type=int)
+    scenario_args(s)
     s.add_argument("--examples", type=int, help="runs to try (default: the profile's)")
     s.add_argument("--sequential-failures", action="store_true",
                    help="no failure during a recovery (the default where doubling a fixed workload's failures)")

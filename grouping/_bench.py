@@ -10,6 +10,8 @@ import sys
 import time
 from pathlib import Path
 
+from checker.trace import write_atomic
+
 ROOT = Path(__file__).resolve().parents[1]
 RESULTS = ROOT / "benchmarks" / "results"
 
@@ -37,7 +39,7 @@ def write_result(name: str, payload: dict) -> Path:
     path = RESULTS / f"{name}.json"
     doc = {"benchmark": name, "command": command(), "machine": machine(),
            "date": time.strftime("%Y-%m-%dT%H:%M:%S%z"), **payload}
-    path.write_text(json.dumps(doc, indent=1) + "\n")
+    write_atomic(path, json.dumps(doc, indent=1) + "\n")
     return path
 
 
