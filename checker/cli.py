@@ -66,6 +66,8 @@ def scenario_args(s: argparse.ArgumentParser) -> None:
     s.add_argument("--nodes", type=int)
     s.add_argument("--failures", type=int)
     s.add_argument("--checkpoints", type=int)
+    s.add_argument("--at-sites", action="store_true",
+                   help="checkpoints only at the workload's checkpoint sites")
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -183,7 +185,7 @@ def _scenario(args):
                     args.nodes if args.nodes is not None else (base.nodes if same else None),
                     base.failures if args.failures is None else args.failures,
                     base.checkpoints if args.checkpoints is None else args.checkpoints, kinds,
-                    at_sites=base.at_sites if same else False, depth=args.depth or base.depth,
+                    at_sites=args.at_sites or (base.at_sites if same else False), depth=args.depth or base.depth,
                     no_failure_during_recovery=args.no_failure_during_recovery or base.no_failure_during_recovery)
 
 

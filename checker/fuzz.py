@@ -153,6 +153,8 @@ def _scenario(args, protocol: str) -> Scenario:
         sc = Scenario(args.workload, failures=base.failures, checkpoints=base.checkpoints,
                       crash_kinds=base.crash_kinds)
     over = {k: getattr(args, k) for k in ("procs", "nodes", "failures", "checkpoints") if getattr(args, k) is not None}
+    if args.at_sites:
+        over["at_sites"] = True
     return dataclasses.replace(sc, **over)
 
 

@@ -59,6 +59,8 @@ DEFAULTS: dict[str, tuple[Scenario, ...]] = {
     "sbml": (
         Scenario("ring", 2, 2, note="a checkpoint and its garbage collection at the senders"),
         Scenario("pingpong", 2, 2, checkpoints=0, note="NetPIPE-like ping-pong (seed 004 §5.1.2)"),
+        Scenario("node_handoff", at_sites=True,
+                 note="a node crash takes a sender checkpointed past m1 and m1's receiver (L622)"),
     ),
     "hmpl": (
         Scenario("pingpong", 2, 2, checkpoints=0,
@@ -66,11 +68,15 @@ DEFAULTS: dict[str, tuple[Scenario, ...]] = {
         Scenario("wildcard_race", checkpoints=0, crash_kinds=("process",),
                  note="wildcard rule (L1188) with competing senders (L1195)"),
         Scenario("ring", 2, 2, note="a checkpoint, the log collected behind it"),
+        Scenario("node_handoff", at_sites=True,
+                 note="a node crash takes a sender checkpointed past m1 and m1's receiver (L622)"),
     ),
     "rbml": (
         Scenario("ring", 2, 2, checkpoints=0, note="every failure moment of the flow"),
         Scenario("pingpong", 2, 2, checkpoints=0, note="NetPIPE-like ping-pong"),
         Scenario("testany", checkpoints=0, crash_kinds=("process",), note="a logged Testany outcome"),
+        Scenario("node_handoff", at_sites=True,
+                 note="a node crash takes a sender checkpointed past m1 and m1's receiver (L622)"),
     ),
     "coordinated": (
         Scenario("ring", 2, 2),
@@ -141,6 +147,8 @@ MUTANT_SCENARIOS: dict[str, Scenario] = {
     "app-level/no-nondet-logging": Scenario("c3_epochs", at_sites=True, crash_kinds=("process",)),
     "app-level/early-ready-to-stop": Scenario("c3_epochs", at_sites=True, crash_kinds=("process",)),
     "app-level/no-stop-on-logged-sender": Scenario("c3_epochs", at_sites=True, crash_kinds=("process",)),
+    "rbml/checkpoint-without-tb": Scenario("node_handoff", at_sites=True, crash_kinds=("node",)),
+    "sbml/no-fetch-retry": Scenario("node_handoff", at_sites=True, crash_kinds=("node",)),
     "hmpl/no-wildcard-block": Scenario("wildcard_race", checkpoints=0, crash_kinds=("process",)),
     "hmpl/sender-erases-before-t6": Scenario("pingpong", 2, 2, checkpoints=0, crash_kinds=("process",)),
     "hmpl/release-before-logger-ack": Scenario("pingpong", 2, 2, checkpoints=0, crash_kinds=("process",)),
@@ -159,7 +167,7 @@ MUTANT_SCENARIOS: dict[str, Scenario] = {
     "hmpl/gc-before-durable-checkpoint": Scenario("ring", 2, 2, crash_kinds=("process",)),
     # outside the thesis' assumptions (L623): the same scenario with
     # no_failure_during_recovery passes (SLOW["hmpl"], tests/test_invariants_hmpl.py)
-    "hmpl/failure-during-recovery": Scenario("ring", 2, 2, checkpoints=0, failures=2, crash_kinds=("process",)),
+    "hmpl/failure-during-recovery": Scenario("pingpong", 2, 2, checkpoints=0, failures=2, crash_kinds=("process",)),
     "hmpl/wildcard-rule-any-source-only": Scenario("testany", checkpoints=0, crash_kinds=("process",)),
 }
 

@@ -331,6 +331,17 @@ def wildcard_race(n: int = 3, nodes: int = 3) -> Workload:
                     "004 L1102, L1188", labels={(1, 0, 0): "m1", (2, 0, 0): "m2", (0, 1, 0): "m3"})
 
 
+def node_handoff(n: int = 3, nodes: int = 2) -> Workload:
+    """A sender and its receiver on one node, their logger on the other (RADIC
+    §2.3): P0 sends m1 to P1, then reaches a checkpoint site. A node crash after
+    that checkpoint takes m1's receiver and the sender's volatile copy of m1
+    together (seed 004 L622: permanent node faults)."""
+    progs = ((send(1), SITE), (recv(0),), ())
+    return Workload("node_handoff", progs, DETERMINISTIC, (0, 0, 1),
+                    "a send inside a node whose logger is on the other node", "004 L622, §2.3",
+                    labels={(0, 1, 0): "m1"})
+
+
 def testany(n: int = 3, nodes: int = 3) -> Workload:
     """Non-determinism other than ANY_SOURCE (seed 004 digest, mutant 15): P1
     receives from P0, takes a Waitany/Testany-like outcome (``nondet``) and
@@ -414,3 +425,5 @@ def stencil2d(n: int = 4, nodes: int = 2, iters: int = 1) -> Workload:
 
 
 WORKLOADS["stencil2d"] = stencil2d
+WORKLOADS["node_handoff"] = node_handoff
+FIXED.add("node_handoff")

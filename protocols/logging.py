@@ -256,11 +256,12 @@ class ThesisSBML(ReceiverBased):
     - at a checkpoint P2 tells its senders, which delete the messages it covers
       (L1039, L1083).
 
-    Deviation: the thesis checkpoints the Message Log with the sender, and a
-    receiver re-sends the RSN of a duplicate whose ACK the restarted sender
-    lost (L1053); here the log is volatile and a restarted sender has its
-    receivers checkpoint instead (RADIC's re-protection, protocols/rbml.py),
-    which makes the lost RSNs unnecessary. Only reception order is logged
+    The Message Log's payloads are checkpointed with the sender (L1039), so a
+    node crash that takes a sender and its receiver together loses nothing.
+    Deviation: a receiver re-sends the RSN of a duplicate whose ACK the
+    restarted sender lost (L1053); here a restarted sender has its receivers
+    checkpoint instead (RADIC's re-protection, protocols/rbml.py), which makes
+    the lost RSNs unnecessary. Only reception order is logged
     (piecewise determinism, L1009): ``nondet`` outcomes are not.
 
     ``log_events`` and ``payload_copy_external`` keep the knob names of the

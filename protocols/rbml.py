@@ -44,13 +44,18 @@ CHOICE = -1  # the "source" of a logged nondet outcome; its SSN field holds the 
 
 @dataclass(frozen=True, slots=True)
 class Saved:
-    """What a checkpoint keeps of the FT layer (L1039, L1106: SSN and RSN)."""
+    """What a checkpoint keeps of the FT layer (L1039, L1106: SSN and RSN), and
+    the sender TB: RADIC checkpoints the whole process, the observer's buffers
+    with it (§2.3), and "at checkpoint everything but the Table of RSN is
+    saved" (L1039). Without it a node crash that takes a sender checkpointed
+    after M and M's receiver together loses M."""
 
     ssn: tuple[int, ...]
     tssn: tuple[int, ...]
     got: tuple[int, ...]
     conf: tuple[int, ...]
     rsn: int
+    tb: tuple = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -99,6 +104,8 @@ class ReceiverBased(Protocol):
         "replay_order": "rsn",              # L1049: rsn | arrival
         "sender_erases_on_next_send": False,  # L1203 misread: the previous entry goes at the next send
         "forward_at_reception": False,      # L1102: delivery and forwarding overlap (a step apart)
+        "checkpoint_tb": True,              # L1039, RADIC §2.3: the checkpoint holds the sender TB
+        "retry_fetch": True,                # RADIC §2.3: a request lost with a crashed holder is retried
     }
 
     # -- placement ---------------------------------------------------------------
@@ -309,6 +316,10 @@ class ReceiverBased(Protocol):
         p, after = pkt.src, pkt.hdr[0]
         entries = vol.lg[p]
         out: tuple = ()
+        if self.retry_fetch and vol.stage == "fetch" and p in vol.awaiting:
+            # p restarted too (a node crash takes both): what q asked of it died
+            # with it; ask again (RADIC §2.3: "ask its protector and retry")
+            out += (Send(Packet(q, p, "fetch", (vol.rsn, vol.tssn[p]))), Note("fetch_retried"))
         if self.logger_drops_unacked:
             kept = tuple(e for e in entries if e[4])
             if kept != entries:
@@ -321,6 +332,8 @@ class ReceiverBased(Protocol):
     def _on_rlog(self, ctx: Context, p: int, vol: Vol, stab: Stab, pkt: Packet) -> Step:
         _, src, ssn = pkt.hdr
         entry = pkt.hdr
+        if entry in vol.replay or entry[0] <= vol.rsn:  # the answer to a retried fetch, again
+            return Step(vol, stab)
         replay = vol.replay + (entry,)
         if self.replay_order == "rsn":  # L1049: ascending RSN, whoever holds the entry
             replay = tuple(sorted(replay))
@@ -331,6 +344,8 @@ class ReceiverBased(Protocol):
         return Step(vol, stab, (Deliver(Mail(pkt.msg, (ssn,))),))
 
     def _on_rlog_end(self, ctx: Context, p: int, vol: Vol, stab: Stab, pkt: Packet) -> Step:
+        if pkt.src not in vol.awaiting:  # the answer to a retried fetch, again
+            return Step(vol, stab)
         vol = replace(vol, awaiting=vol.awaiting - {pkt.src})
         if vol.awaiting:
             return Step(vol, stab)
@@ -407,7 +422,7 @@ class ReceiverBased(Protocol):
 
     def _checkpoint(self, vol: Vol, stab: Stab) -> Step:
         cid = max(c for c, _ in stab.ckpts) + 1
-        saved = Saved(vol.ssn, vol.tssn, vol.got, vol.conf, vol.rsn)
+        saved = Saved(vol.ssn, vol.tssn, vol.got, vol.conf, vol.rsn, vol.tb if self.checkpoint_tb else ())
         return Step(vol, Stab(stab.ckpts + ((cid, saved),), cid), (Checkpoint(cid),))
 
     # -- failures -----------------------------------------------------------------------
@@ -416,9 +431,11 @@ class ReceiverBased(Protocol):
         (L1108, Fig. 4.5); the processes p's node protected re-establish
         protection, their logs having died with it."""
         s = self._saved(stab)
-        vol = Vol(s.ssn, s.tssn, s.got, s.conf, s.rsn, stage="fetch", lg=((),) * ctx.n,
+        vol = Vol(s.ssn, s.tssn, s.got, s.conf, s.rsn, tb=s.tb, stage="fetch", lg=((),) * ctx.n,
                   awaiting=frozenset(self.holders(ctx, p)))
-        out: tuple = (Restore(stab.line),)
+        out: tuple = (Restore(stab.line),) + ((Note("sender_tb_restored"),) if s.tb else ())
+        if self.releases:  # RADIC's retried send: a receiver done with M drops it and releases it
+            out += tuple(Send(Packet(p, d, "app", (ssn,), m)) for d, ssn, m in s.tb)
         if self.sender_tb and self.tb_query == "before-log":  # mutant 6: TBs consumed first
             out += self._queries(ctx, p, vol, stab)
         out += tuple(Send(Packet(p, q, "fetch", (s.rsn, s.tssn[q]))) for q in self.holders(ctx, p))
