@@ -4,8 +4,10 @@ and CGPOP-like patterns (SYNTHETIC patterns, not the paper's traces).
 Methods: RPCS (node-based), and pmetis, kmetis, RCB each node-based (partition the node
 graph, vertex weight = processes per node; red bars in the paper) and process-based
 (partition the process graph; blue bars). Edge-cut = volume of messages between groups
-(§V.B); costs = eqs. (2) and (3) with α = 23 %, β = 12.4 % (§V.C). METIS runs with seed 1;
---seeds also reruns METIS with other seeds to show how much its results vary.
+(§V.B); costs = eqs. (2) and (3) with α = 23 %, β = 12.4 % (§V.C). The tables and figures
+show METIS with seed 1; --seeds reruns METIS with other seeds, and the edge-cut criterion is
+judged on the median over them (a verdict that flips with METIS's seed is no verdict).
+CGPOP is also run as an all-ocean control (same grid, no land) to isolate what land does.
 
     python benchmarks/grouping_quality.py          # writes benchmarks/results/grouping_quality.*
 """
@@ -36,6 +38,7 @@ VARIANTS = [("RPCS", "rpcs", "node"),
             ("pmetis (process)", "pmetis", "process"), ("kmetis (process)", "kmetis", "process"),
             ("RCB (process)", "rcb", "process")]
 METIS = [v[0] for v in VARIANTS if "metis" in v[1]]
+NODE_METIS = [m for m in METIS if "(node)" in m]
 
 
 def run_pattern(graph, k, seeds):
@@ -65,16 +68,18 @@ def criteria_for(res, sweep):
     best_cut = min(res[m]["edge_cut"] for m in METIS)
     best_label = min(METIS, key=lambda m: res[m]["edge_cut"])
     ratio = rpcs["edge_cut"] / best_cut
-    per_seed = []
-    for i in range(len(next(iter(sweep.values())))):
-        per_seed.append(rpcs["edge_cut"] / min(sweep[m][i]["edge_cut"] for m in METIS))
+    seeds = range(len(next(iter(sweep.values()))))
+    per_seed = [rpcs["edge_cut"] / min(sweep[m][i]["edge_cut"] for m in METIS) for i in seeds]
+    per_seed_node = [rpcs["edge_cut"] / min(sweep[m][i]["edge_cut"] for m in NODE_METIS) for i in seeds]
     nfc = {m: {"metis": res[m]["node_fault_cost"],
                "rpcs_no_worse": rpcs["node_fault_cost"] <= res[m]["node_fault_cost"]} for m in METIS}
     return {
         "edge_cut_ratio_rpcs_over_best_metis": {
-            "value": ratio, "best_metis": best_label, "met": ratio <= 1.2,
-            "per_metis_seed": per_seed, "median_over_seeds": statistics.median(per_seed),
-            "max_over_seeds": max(per_seed)},
+            "value": ratio, "best_metis": best_label, "met": statistics.median(per_seed) <= 1.2,
+            "met_judged_on": "median over METIS seeds", "per_metis_seed": per_seed,
+            "median_over_seeds": statistics.median(per_seed), "max_over_seeds": max(per_seed),
+            "vs_node_based_metis_per_seed": per_seed_node,
+            "vs_node_based_metis_median": statistics.median(per_seed_node)},
         "node_fault_cost_rpcs_no_worse_than_metis": {
             "rpcs": rpcs["node_fault_cost"], "per_variant": nfc,
             "met_against_process_based": all(v["rpcs_no_worse"] for m, v in nfc.items() if "process" in m),
@@ -120,16 +125,21 @@ def main(argv=None):
     seeds = [int(s) for s in args.seeds.split(",")]
     t_start = time.perf_counter()
     patterns = {}
-    for name, build, figs in (("GEOFEM", geofem, (7, 9)), ("CGPOP", cgpop, (8, 10))):
+    for name, build, figs in (("GEOFEM", geofem, (7, 9)), ("CGPOP", cgpop, (8, 10)),
+                              ("CGPOP all-ocean control", lambda: cgpop(land=False), None)):
         graph = build()
         res, sweep = run_pattern(graph, args.groups, seeds)
         crit = criteria_for(res, sweep)
+        silent = int(np.sum(np.diff(graph.indptr) == 0))
         patterns[name] = {"processes": graph.n, "nodes": graph.n_nodes, "total_volume_D": graph.total_volume,
-                          "figures": f"seed 002 Figs. {figs[0]} and {figs[1]}", "results": res,
-                          "metis_seed_sweep": sweep, "criteria": crit}
-        bar_edge_cut(name, res, figs[0])
-        bar_cost(name, res, figs[1])
-        print(f"\n{name}-like (SYNTHETIC): {graph.n} processes on {graph.n_nodes} nodes, {args.groups} groups")
+                          "silent_processes": silent,
+                          "figures": f"seed 002 Figs. {figs[0]} and {figs[1]}" if figs else "control, no figure",
+                          "results": res, "metis_seed_sweep": sweep, "criteria": crit}
+        if figs:
+            bar_edge_cut(name, res, figs[0])
+            bar_cost(name, res, figs[1])
+        print(f"\n{name}{'-like' if figs else ''} (SYNTHETIC): {graph.n} processes ({silent} silent) on {graph.n_nodes} nodes, "
+              f"{args.groups} groups")
         print(f"  {'method':<17} {'edge-cut':>12} {'% logged':>9} {'min':>5} {'max':>5} "
               f"{'proc cost':>10} {'node cost':>10} {'time':>8}")
         for m, r in res.items():
@@ -137,9 +147,10 @@ def main(argv=None):
                   f"{r['max_group_size']:>5} {r['process_fault_cost']:>10.5f} {r['node_fault_cost']:>10.5f} "
                   f"{r['seconds']:>7.3f}s")
         c = crit["edge_cut_ratio_rpcs_over_best_metis"]
-        print(f"  {'MET' if c['met'] else 'NOT MET'}: RPCS edge-cut / best METIS ({c['best_metis']}) = "
-              f"{c['value']:.4f} (<= 1.2); over METIS seeds {seeds}: median {c['median_over_seeds']:.3f}, "
-              f"max {c['max_over_seeds']:.3f}")
+        print(f"  {'MET' if c['met'] else 'NOT MET'}: RPCS edge-cut / best METIS, median over METIS seeds "
+              f"{seeds}: {c['median_over_seeds']:.3f} (<= 1.2; seed 1: {c['value']:.3f} vs {c['best_metis']}, "
+              f"max {c['max_over_seeds']:.3f}); vs node-based METIS only: median "
+              f"{c['vs_node_based_metis_median']:.3f}")
         c = crit["node_fault_cost_rpcs_no_worse_than_metis"]
         print(f"  {'MET' if c['met'] else 'NOT MET'}: RPCS node fault cost {c['rpcs']:.5f} <= METIS: "
               + ", ".join(f"{m} {v['metis']:.5f}{'' if v['rpcs_no_worse'] else ' (better than RPCS)'}"

@@ -26,6 +26,7 @@ def machine() -> dict:
         "python": sys.version.split()[0],
         "numpy": numpy.__version__,
         "pymetis": getattr(pymetis, "version", "?"),
+        "load_average_at_end": [round(x, 2) for x in os.getloadavg()],
     }
 
 

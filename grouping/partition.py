@@ -92,13 +92,17 @@ def rcb(coords, k: int, weights=None) -> np.ndarray:
 
 
 def bisect_by_cost(graph, alpha: float = 0.23, beta: float = 0.124, max_groups: int | None = None,
-                   seed: int = 1) -> tuple[np.ndarray, list[dict]]:
+                   seed: int = 1, bisector: str = "metis") -> tuple[np.ndarray, list[dict]]:
     """Seed 002 §II.A: "Until minimizing evaluation formula [eq. (1)] ... the communication
     graph is repeatedly partitioned as two parts." Level l bisects every group of level
     l-1 with METIS; the level with the least α·L + β·Σ|P_k|²/|P|² is returned, with the
     cost of every level tried. Levels with one group are not candidates (a hierarchical
     protocol has at least two groups — our reading, needed to reproduce FT's 2 groups).
+    ``bisector="rcb"`` bisects each group by coordinates instead (straight cuts through
+    the process grid): a diagnostic for how much the bisector's quality decides the level.
     """
+    if bisector not in ("metis", "rcb"):
+        raise UsageError(f"unknown bisector {bisector!r}; use metis or rcb")
     n = graph.n
     max_groups = n if max_groups is None else max_groups
     group_of = np.zeros(n, dtype=np.int64)
@@ -116,7 +120,10 @@ def bisect_by_cost(graph, alpha: float = 0.23, beta: float = 0.124, max_groups: 
                 new[members] = nxt
                 nxt += 1
                 continue
-            halves = metis(graph.subgraph(members), 2, variant="rb", seed=seed)
+            if bisector == "rcb":
+                halves = rcb(graph.coords[members], 2, graph.vertex_weights()[members])
+            else:
+                halves = metis(graph.subgraph(members), 2, variant="rb", seed=seed)
             new[members] = nxt + halves
             nxt += 2
         group_of = new

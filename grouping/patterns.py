@@ -88,7 +88,7 @@ def cgpop_land(px=150, py=150) -> np.ndarray:
     return land
 
 
-def cgpop(px=150, py=150, nodes=(36, 40), halo=2, block=(24, 16)) -> CommGraph:
+def cgpop(px=150, py=150, nodes=(36, 40), halo=2, block=(24, 16), land=True) -> CommGraph:
     """CGPOP-like (SYNTHETIC): 2-D 5-point halo exchange on a px × py process grid.
 
     Each process owns a ``block`` (24 × 16 points: POP's 3600 × 2400 0.1° grid over
@@ -96,8 +96,9 @@ def cgpop(px=150, py=150, nodes=(36, 40), halo=2, block=(24, 16)) -> CommGraph:
     neighbours: 2·16·8 = 256 bytes east/west, 2·24·8 = 384 bytes north/south per
     iteration. Land processes (``cgpop_land``) send nothing. Processes are placed on the
     36 × 40 node grid by ``dual_bisection`` (SCOTCH-like). Rank = x·py + y.
+    ``land=False`` is the all-ocean control of benchmarks/grouping_quality.py.
     """
-    ocean = ~cgpop_land(px, py).ravel()
+    ocean = ~cgpop_land(px, py).ravel() if land else np.ones(px * py, dtype=bool)
     ew, ns = halo * block[1] * 8, halo * block[0] * 8
     src, dst, vol = _neighbour_edges((px, py), [(1, 0), (-1, 0), (0, 1), (0, -1)], [ew, ew, ns, ns], mask=ocean)
     cells = grid_cells((px, py))

@@ -254,7 +254,42 @@ def test_bisect_by_cost_reproduces_cg_table1_row():
     assert make_grouping(g, "metis", "auto") == tuple(int(x) for x in compact(group_of))
 
 
+def test_straight_bisections_reproduce_lu_table1_row_and_metis_ones_flip_it():
+    """Seed 003 Table 1, LU: 16 groups of 64, 9.68 % logged. The rule with straight cuts
+    through the 32 × 32 grid gives exactly that; METIS's bisections cut more at 16 groups."""
+    g = nas.lu()
+    group_of, trail = partition.bisect_by_cost(g, bisector="rcb")
+    e = evaluate(g, group_of)
+    assert (e["groups"], e["min_group_size"], e["max_group_size"]) == (16, 64, 64)
+    assert e["pct_logged"] == pytest.approx(9.68, abs=0.005)
+    cost = {t["groups"]: t["cost"] for t in trail}
+    assert cost[16] < cost[8] < 1.02 * cost[16]                  # a 1 % margin
+    metis_cost = {t["groups"]: t["cost"] for t in partition.bisect_by_cost(g)[1]}
+    assert metis_cost[16] > cost[16]
+    with pytest.raises(UsageError, match="unknown bisector"):
+        partition.bisect_by_cost(g, bisector="scotch")
+
+
 # ---------------------------------------------------------------- patterns
+def test_cgpop_all_ocean_control_has_no_silent_process():
+    g = cgpop(land=False)
+    assert np.all(np.diff(g.indptr) > 0)
+    assert g.total_volume > cgpop().total_volume
+
+
+def test_scaling_fit_separates_a_per_call_constant():
+    import sys
+    from pathlib import Path
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))
+    from grouping_scaling import fit, fit_with_constant
+    ns = np.array([1e4, 4e4, 1.6e5, 6.4e5, 1e6])
+    ts = 0.03 + 2e-7 * ns ** 1.0                                   # kmetis-like: constant + linear
+    f = fit_with_constant(ns, ts)
+    assert f["exponent"] == pytest.approx(1.0, abs=0.01)
+    assert f["constant_s"] == pytest.approx(0.03, rel=0.02)
+    assert fit(ns, ts)[0] < 0.9                                    # a plain power law reads it as sub-linear
+
+
 def test_cgpop_like_pattern_has_silent_land_processes_and_full_nodes():
     g = cgpop()
     assert (g.n, g.n_nodes) == (22500, 1440)
