@@ -61,6 +61,8 @@ DEFAULTS: dict[str, tuple[Scenario, ...]] = {
         Scenario("pingpong", 2, 2, checkpoints=0, note="NetPIPE-like ping-pong (seed 004 §5.1.2)"),
         Scenario("node_handoff", at_sites=True,
                  note="a node crash takes a sender checkpointed past m1 and m1's receiver (L622)"),
+        Scenario("node_rsn_gap", checkpoints=0,
+                 note="a node crash loses the RSN its sender held, not the next one (L1051)"),
     ),
     "hmpl": (
         Scenario("pingpong", 2, 2, checkpoints=0,
@@ -149,6 +151,7 @@ MUTANT_SCENARIOS: dict[str, Scenario] = {
     "app-level/no-stop-on-logged-sender": Scenario("c3_epochs", at_sites=True, crash_kinds=("process",)),
     "rbml/checkpoint-without-tb": Scenario("node_handoff", at_sites=True, crash_kinds=("node",)),
     "sbml/no-fetch-retry": Scenario("node_handoff", at_sites=True, crash_kinds=("node",)),
+    "sbml/no-rsn-gap-fill": Scenario("node_rsn_gap", checkpoints=0, crash_kinds=("node",)),
     "hmpl/no-wildcard-block": Scenario("wildcard_race", checkpoints=0, crash_kinds=("process",)),
     "hmpl/sender-erases-before-t6": Scenario("pingpong", 2, 2, checkpoints=0, crash_kinds=("process",)),
     "hmpl/release-before-logger-ack": Scenario("pingpong", 2, 2, checkpoints=0, crash_kinds=("process",)),

@@ -342,6 +342,17 @@ def node_handoff(n: int = 3, nodes: int = 2) -> Workload:
                     labels={(0, 1, 0): "m1"})
 
 
+def node_rsn_gap(n: int = 3, nodes: int = 2) -> Workload:
+    """P0 receives m1 from P1 on its node, then m2 from P2 on the other. With
+    sender-based logging m1's RSN is held by P1: a crash of node 0 loses it
+    while m2's RSN survives at P2, so the restarted P0 finds RSN 1 missing
+    before RSN 2 (seed 004 L1049–1051, L622)."""
+    progs = ((recv(1), recv(2)), (send(0),), (send(0),))
+    return Workload("node_rsn_gap", progs, DETERMINISTIC, (0, 0, 1),
+                    "an RSN held on the crashed node, the next one on the other", "004 L1049–1051, L622",
+                    labels={(1, 0, 0): "m1", (2, 0, 0): "m2"})
+
+
 def testany(n: int = 3, nodes: int = 3) -> Workload:
     """Non-determinism other than ANY_SOURCE (seed 004 digest, mutant 15): P1
     receives from P0, takes a Waitany/Testany-like outcome (``nondet``) and
@@ -427,3 +438,5 @@ def stencil2d(n: int = 4, nodes: int = 2, iters: int = 1) -> Workload:
 WORKLOADS["stencil2d"] = stencil2d
 WORKLOADS["node_handoff"] = node_handoff
 FIXED.add("node_handoff")
+WORKLOADS["node_rsn_gap"] = node_rsn_gap
+FIXED.add("node_rsn_gap")

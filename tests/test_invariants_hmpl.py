@@ -67,6 +67,16 @@ def test_invariants_node_crash_takes_sender_and_receiver(checked, protocol):
         assert w["fetch_retried"] > 0
 
 
+def test_invariants_sbml_rsn_lost_with_its_sender(checked):
+    """L1049–1051: a node crash loses m1's RSN (held by m1's sender, on the
+    node) but not m2's; the restarted receiver gives the missing RSN to the
+    message its restarted sender sends again, and replays m2 after it."""
+    sc = next(s for s in DEFAULTS["sbml"] if s.workload == "node_rsn_gap")
+    r = checked("sbml", sc).result
+    assert r.verdict == "pass", r.violation
+    assert r.witnesses["rsn_gap_filled"] > 0 and r.witnesses["replayed_receptions"] > 0
+
+
 def test_invariants_hmpl_wildcard_rule(checked):
     """L1188: with the rule, the wildcard race passes while receptions wait to
     be logged; without it, the same scenario has an orphan."""

@@ -32,6 +32,30 @@ def test_stable_storage_detects_a_corrupt_file(tmp_path):
         st.get("stab")
 
 
+def test_stable_storage_is_data_and_names_only_protocol_state(tmp_path):
+    """A file holds JSON plus raw bytes, never pickle; a class outside
+    protocols/ named in a file is refused, not imported."""
+    import hashlib
+    import json
+    import struct
+    import numpy as np
+    from protocols.rbml import Saved, Stab
+    st = Store(tmp_path, 0)
+    m = AppMsg((0, 1, 0), 0, 1, 0, 7)
+    stab = Stab(((0, Saved((0, 1), (0, 0), (0, 0), (0, 0), 0, ((1, 1, m),))),), 0)
+    st.put("stab", stab)
+    assert st.get("stab") == stab
+    image = (3, {"grid": np.arange(6.0).reshape(2, 3)}, {(0, 1, 0): b"payload"})
+    st.put("image-1", image)
+    pc, app, data = st.get("image-1")
+    assert pc == 3 and data == {(0, 1, 0): b"payload"} and np.array_equal(app["grid"], image[1]["grid"])
+    doc = json.dumps({"schema": 1, "blobs": [], "value": {"c": ["os:system", [{"t": ["true"]}]]}}).encode()
+    body = struct.pack("<Q", len(doc)) + doc
+    (tmp_path / "stable-0" / "evil").write_bytes(hashlib.sha256(body).digest() + body)
+    with pytest.raises(CorruptFile, match="not a protocol's state"):
+        st.get("evil")
+
+
 def test_outbox_survives_its_writer_and_drops_a_torn_record(tmp_path):
     box = Outbox(tmp_path, 1)
     box.add(0, 1, b"first")
