@@ -351,6 +351,8 @@ class ReceiverBased(Protocol):
         vol = replace(vol, replay=replay)
         if src == CHOICE or ssn <= vol.tssn[src]:  # a nondet outcome, or M is in the restored queue
             return Step(vol, stab)
+        if pkt.msg is None:  # SBML: the RSN reached a sender restarted from before M; its re-execution sends M
+            return Step(vol, stab, (Note("rsn_awaits_resend"),))
         vol = replace(vol, tssn=_set(vol.tssn, src, ssn))
         return Step(vol, stab, (Deliver(Mail(pkt.msg, (ssn,))),))
 
