@@ -115,10 +115,15 @@ class Rank:
                 raise TypeError(f"unknown effect {eff!r}")
         if blobs and self.vol is not None:
             held = {m.gid for m in self.proto.holdings(self.ctx, self.p, self.vol, self.stab)}
+            # packets a protocol keeps to send at a later step carry their message too
+            # (RBML's copies for the logger, rbml.Vol.unsent): the data stays, not counted as a log
+            later = {pk.msg.gid for pk in getattr(self.vol, "unsent", ()) if pk.msg is not None}
             for gid, data in blobs.items():
                 if gid in held and gid not in self.data:
                     self.data[gid] = bytes(data)  # the payload copy of the log
                     self.logged_bytes += len(self.data[gid])
+                elif gid in later and gid not in self.data:
+                    self.data[gid] = bytes(data)
         if changed:
             self.store.put("stab", self.stab)
         return out
