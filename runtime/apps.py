@@ -163,7 +163,7 @@ class MasterWorker:
 
     def output(self, st: dict) -> dict:
         keep = {k: v for k, v in st.items() if k == "v" or k.startswith("result-")}
-        return {"digest": digest(keep), "sum": float(sum(v.sum() for v in keep.values()))}
+        return {"digest": digest(keep), "sum": float(sum(keep[k].sum() for k in sorted(keep)))}
 
 
 from runtime.apps_hpc import CG, Collective  # noqa: E402 - they use digest above
