@@ -503,7 +503,7 @@ def _collectives(kind: str, hierarchical: bool, n: int, nodes: int, iters: int) 
     progs = tuple(tuple(op for k in range(iters)
                         for op in collective_ops(kind, hierarchical, node_of, k % n, p, tag_of(k, role)))
                   for p in range(n))
-    style = "hierarchical (node leaders, then inside nodes)" if hierarchical else "flat binomial tree"
+    style = "hierarchical tree (node leaders, then inside nodes)" if hierarchical else "flat binomial tree"
     name = ("hier_" if hierarchical else "flat_") + kind
     return Workload(name, progs, DETERMINISTIC, node_of,
                     f"{kind} over a {style}, rooted at rank k mod n in iteration k (the MPI runtime's {name})",
