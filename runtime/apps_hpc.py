@@ -89,8 +89,8 @@ class CG:
         if role == W.REDUCE:
             self._partial(st, k)
             return st["part"].tobytes()
-        # the root of the broadcast holds the sums once its reduce is over
-        st["sums"] = st["part"].copy() if self.p == 0 else st["sums"]
+        if self.p == 0:  # the root of the broadcast: its reduce is over, the partial is the sum
+            st["sums"] = st["part"].copy()
         self._update(st, k)
         return st["sums"].tobytes()
 
