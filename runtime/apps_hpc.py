@@ -6,7 +6,8 @@ Their model twins (checker/workloads.py: ``cg``, ``hier_bcast``...) tag every
 message with its iteration and role (``tag = ROLES * k + role``); the data
 hooks read the tag, so a step's computation happens at a fixed op whatever
 the interleaving. Every reception names its source, the reduction trees are
-fixed: floating-point sums happen in one order, the outputs are exact.
+fixed: floating-point sums happen in one order, so every run (with failures
+or not) computes the same bits.
 """
 from __future__ import annotations
 
