@@ -2,7 +2,8 @@
 beside the protocols the runtime drives (SBML, correlated-set inside one set
 and across two sets, RBML and HMPL), all measured in one ``mpiexec`` launch
 per message size, so they share the machine's state (seed 000 §4.2.2, seed
-004 §4.3 NetPIPE, L1212–1222).
+004 §4.3 NetPIPE, L1212–1222). The logged volume is
+benchmarks/logged_volume_mpi.py's.
 
     python benchmarks/pingpong_mpi.py [--quick]
 
@@ -179,26 +180,6 @@ def pingpong(quick: bool) -> list[dict]:
     return rows
 
 
-def logged_volume(quick: bool) -> list[dict]:
-    """Payload bytes each protocol copies into its logs, failure-free (seed 000 §4.4)."""
-    from protocols.mutants import PROTOCOLS
-    from runtime.launch import launch, make_config
-    out = []
-    for workload, n, nodes in (("stencil2d", 8, 4), ("ring", 8, 4)):
-        for label, protocol, grouping in [("sbml", "sbml", None), ("correlated-set (sets = nodes)", "correlated-set", None)] + [
-                (p, p, None) for p in ("rbml", "hmpl") if p in PROTOCOLS]:
-            cfg = make_config(protocol, workload, n, nodes, iters=3 if quick else 10, checkpoint_every=0, trace=False)
-            with tempfile.TemporaryDirectory() as tmp:
-                got = launch(cfg, Path(tmp) / "run", 300)
-                if got.status != "finished":
-                    print(f"{workload} {label}: {got.status}", file=sys.stderr)
-                    continue
-                logged = sum(r.logged_bytes for r in got.results)
-            out.append({"workload": workload, "ranks": n, "nodes": nodes, "protocol": label, "logged_bytes": logged})
-            print(f"{workload:<10} {label:<32} logged {logged:>12,} B", flush=True)
-    return out
-
-
 def plot(rows: list[dict], path: Path) -> None:
     import matplotlib
     matplotlib.use("Agg")
@@ -227,13 +208,12 @@ def main() -> int:
     quick = "--quick" in sys.argv
     t0 = time.time()
     rows = pingpong(quick)
-    volume = logged_volume(quick)
     data = {"command": "python " + " ".join(sys.argv), "date": time.strftime("%Y-%m-%d %H:%M:%S"),
             "machine": {"platform": platform.platform(), "python": platform.python_version(),
                         "cpus": os.cpu_count()},
             "seconds": round(time.time() - t0, 1),
             "unit": "seconds one way (half a round trip), best of `trials` round-robin trials",
-            "pingpong": rows, "logged_volume": volume}
+            "pingpong": rows}
     OUT.mkdir(parents=True, exist_ok=True)
     (OUT / "pingpong_mpi.json").write_text(json.dumps(data, indent=1) + "\n")
     if rows:

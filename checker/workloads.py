@@ -440,3 +440,136 @@ WORKLOADS["node_handoff"] = node_handoff
 FIXED.add("node_handoff")
 WORKLOADS["node_rsn_gap"] = node_rsn_gap
 FIXED.add("node_rsn_gap")
+
+
+# -- trees of point-to-point messages: the collectives of the runtime's workloads --------
+# Tags name the role of a message and its iteration (tag = ROLES * k + role), as an MPI
+# code keeps the messages of successive collectives apart; the runtime apps read them.
+
+HALO, REDUCE, BCAST = 1, 2, 3
+ROLES = 4
+
+
+def tag_of(k: int, role: int) -> int:
+    return ROLES * k + role
+
+
+def binomial_bcast(members: tuple[int, ...], p: int, tag: int) -> tuple:
+    """p's ops in a binomial-tree broadcast from members[0] over ``members``
+    (MPICH's algorithm on relative ranks): receive from the parent, then send
+    to the children, farthest first."""
+    if p not in members:
+        return ()
+    size, i = len(members), members.index(p)
+    ops, mask = [], 1
+    while mask < size:
+        if i & mask:
+            ops.append(recv(members[i - mask], tag))
+            break
+        mask <<= 1
+    mask >>= 1
+    while mask > 0:
+        if i + mask < size:
+            ops.append(send(members[i + mask], tag))
+        mask >>= 1
+    return tuple(ops)
+
+
+def binomial_reduce(members: tuple[int, ...], p: int, tag: int) -> tuple:
+    """The mirror of :func:`binomial_bcast`: receive from the children, nearest
+    first, folding each in; then send the partial result to the parent."""
+    if p not in members:
+        return ()
+    size, i = len(members), members.index(p)
+    ops, mask = [], 1
+    while mask < size:
+        if i & mask:
+            ops.append(send(members[i - mask], tag))
+            break
+        if i | mask < size:
+            ops.append(recv(members[i | mask], tag, "sum"))
+        mask <<= 1
+    return tuple(ops)
+
+
+def leaders(node_of: tuple[int, ...], root: int) -> tuple[int, ...]:
+    """One leader per node, the root's node first: the lowest rank of each
+    node, except that the root leads its own node (seed 000 §4.4, Hierarch)."""
+    out = [root]
+    for j in sorted(set(node_of)):
+        if j != node_of[root]:
+            out.append(min(q for q in range(len(node_of)) if node_of[q] == j))
+    return tuple(out)
+
+
+def local_members(node_of: tuple[int, ...], leader: int) -> tuple[int, ...]:
+    """The ranks of the leader's node, the leader first."""
+    return (leader,) + tuple(q for q in range(len(node_of)) if node_of[q] == node_of[leader] and q != leader)
+
+
+def collective_ops(kind: str, hierarchical: bool, node_of: tuple[int, ...], root: int, p: int, tag: int) -> tuple:
+    """p's point-to-point ops in one ``bcast`` or ``reduce`` rooted at ``root``.
+    Hierarchical (topology-aware, seed 000 §4.4): a binomial tree over the node
+    leaders, and one inside each node from its leader; a broadcast goes root ->
+    leaders -> local ranks, a reduce the mirror. Flat: one binomial tree over
+    all ranks numbered from the root, blind to the nodes."""
+    tree = binomial_bcast if kind == "bcast" else binomial_reduce
+    n = len(node_of)
+    if not hierarchical:
+        return tree(tuple((root + i) % n for i in range(n)), p, tag)
+    lead = leaders(node_of, root)
+    mine = next(x for x in lead if node_of[x] == node_of[p])
+    inter, intra = tree(lead, p, tag), tree(local_members(node_of, mine), p, tag)
+    return inter + intra if kind == "bcast" else intra + inter
+
+
+def _collectives(kind: str, hierarchical: bool, n: int, nodes: int, iters: int) -> Workload:
+    node_of = blocks(n, nodes)
+    role = BCAST if kind == "bcast" else REDUCE
+    progs = tuple(tuple(op for k in range(iters)
+                        for op in collective_ops(kind, hierarchical, node_of, k % n, p, tag_of(k, role)))
+                  for p in range(n))
+    style = "hierarchical tree (node leaders, then inside nodes)" if hierarchical else "flat binomial tree"
+    name = ("hier_" if hierarchical else "flat_") + kind
+    return Workload(name, progs, DETERMINISTIC, node_of,
+                    f"{kind} over a {style}, rooted at rank k mod n in iteration k (the MPI runtime's {name})",
+                    "000 §4.4")
+
+
+def hier_bcast(n: int = 4, nodes: int = 2, iters: int = 1) -> Workload:
+    return _collectives("bcast", True, n, nodes, iters)
+
+
+def hier_reduce(n: int = 4, nodes: int = 2, iters: int = 1) -> Workload:
+    return _collectives("reduce", True, n, nodes, iters)
+
+
+def flat_bcast(n: int = 4, nodes: int = 2, iters: int = 1) -> Workload:
+    return _collectives("bcast", False, n, nodes, iters)
+
+
+def flat_reduce(n: int = 4, nodes: int = 2, iters: int = 1) -> Workload:
+    return _collectives("reduce", False, n, nodes, iters)
+
+
+def cg_step(p: int, n: int, k: int) -> tuple:
+    """p's ops in step k of the CG-like iteration of runtime/apps_hpc.py: the
+    halo exchange of the residual with the row blocks above and below (the
+    mat-vec), then one allreduce of its two dot products built as a binomial
+    reduce to rank 0 and a binomial broadcast back."""
+    nb = tuple(q for q in (p - 1, p + 1) if 0 <= q < n)
+    everyone = tuple(range(n))
+    return (tuple(send(q, tag_of(k, HALO)) for q in nb) + tuple(recv(q, tag_of(k, HALO)) for q in nb)
+            + binomial_reduce(everyone, p, tag_of(k, REDUCE)) + binomial_bcast(everyone, p, tag_of(k, BCAST)))
+
+
+def cg(n: int = 4, nodes: int = 2, iters: int = 1) -> Workload:
+    """The model twin of the CG-like iteration (row blocks of a 2-D Poisson
+    matrix, one allreduce per step)."""
+    progs = tuple(tuple(op for k in range(iters) for op in cg_step(p, n, k)) for p in range(n))
+    return Workload("cg", progs, DETERMINISTIC, blocks(n, nodes),
+                    "CG-like: halo exchange for the mat-vec, dot products by a binomial reduce and broadcast")
+
+
+WORKLOADS.update(cg=cg, hier_bcast=hier_bcast, hier_reduce=hier_reduce, flat_bcast=flat_bcast,
+                 flat_reduce=flat_reduce)

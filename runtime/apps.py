@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import hashlib
 from dataclasses import dataclass
+from functools import partial
 
 import numpy as np
 
@@ -123,42 +124,56 @@ class PingPong:
 @dataclass
 class MasterWorker:
     """Each round the master sends every worker a task, collects the results
-    with ANY_SOURCE and answers each worker in arrival order; results are
-    summed, so the outputs do not depend on that order (the model's local
-    states do: the twin is non-deterministic)."""
+    with ANY_SOURCE and answers each worker in arrival order (the twin
+    ``master_worker``). A result is stored by its task id (round, worker), and
+    an answer is a function of that worker's result only, so the outputs do
+    not depend on the arrival order (the model's local states do: the twin is
+    non-deterministic). The kernel: a few sweeps of a 3-point smoother."""
 
     p: int
     n: int
     size: int = 32
 
     def init(self) -> dict:
-        return {"v": np.arange(self.size, dtype=np.float64) * (self.p + 1), "total": np.zeros(self.size)}
+        return {"v": np.arange(self.size, dtype=np.float64) * (self.p + 1)}
+
+    def kernel(self, task: np.ndarray) -> np.ndarray:
+        t = task.copy()
+        for _ in range(8):
+            t[1:-1] = (t[:-2] + t[1:-1] + t[2:]) / 3.0
+        return np.cos(t)
 
     def produce(self, st: dict, pc: int, op: tuple) -> bytes:
         if self.p == 0 and op[0] == "reply":
-            return st["last"].tobytes()       # the answer: a function of that worker's result only
+            return st["answer"].tobytes()
         if self.p == 0:
             return (st["v"] + op[1]).tobytes()  # a task for worker op[1]
-        return np.floor(1000 * np.cos(st["task"])).tobytes()  # a result, integer-valued: sums are exact in any order
+        return self.kernel(st["task"]).tobytes()
 
     def consume(self, st: dict, pc: int, op: tuple, src: int, data) -> None:
         got = np.frombuffer(data, dtype=np.float64).copy()
         if self.p == 0:
-            st["last"] = 2.0 * got + src
-            st["total"] = st["total"] + got
+            round_ = pc // (3 * (self.n - 1))
+            st[f"result-{round_}-{src}"] = got
+            st["answer"] = 2.0 * got + src
         elif pc % 3 == 0:
             st["task"] = got
         else:
             st["v"] = st["v"] + got
-            del st["task"]
 
     def output(self, st: dict) -> dict:
-        keep = {k: v for k, v in st.items() if k in ("v", "total")}
-        return {"digest": digest(keep), "sum": float(keep["total"].sum() + keep["v"].sum())}
+        keep = {k: v for k, v in st.items() if k == "v" or k.startswith("result-")}
+        return {"digest": digest(keep), "sum": float(sum(keep[k].sum() for k in sorted(keep)))}
 
+
+from runtime.apps_hpc import CG, Collective  # noqa: E402 - they use digest above
 
 APPS = {"stencil2d": (Stencil2D, "stencil2d"), "ring": (Ring, "ring"), "pingpong": (PingPong, "pingpong"),
-        "master_worker": (MasterWorker, "master_worker")}
+        "master_worker": (MasterWorker, "master_worker"), "cg": (CG, "cg"),
+        "hier_bcast": (partial(Collective, kind="bcast"), "hier_bcast"),
+        "hier_reduce": (partial(Collective, kind="reduce"), "hier_reduce"),
+        "flat_bcast": (partial(Collective, kind="bcast"), "flat_bcast"),
+        "flat_reduce": (partial(Collective, kind="reduce"), "flat_reduce")}
 
 
 def twin(name: str, n: int, nodes: int, iters: int) -> W.Workload:
@@ -169,9 +184,11 @@ def twin(name: str, n: int, nodes: int, iters: int) -> W.Workload:
         return W.ring(n, nodes, iters)
     if name == "master_worker":
         return W.master_worker(n, nodes, iters)
+    if name in ("cg", "hier_bcast", "hier_reduce", "flat_bcast", "flat_reduce"):
+        return W.WORKLOADS[APPS[name][1]](n, nodes, iters)
     return W.pingpong(n, nodes, iters)
 
 
 def make_app(name: str, p: int, n: int, size: int | None):
     cls = APPS[name][0]
-    return cls(p, n) if size is None else cls(p, n, size)
+    return cls(p, n) if size is None else cls(p, n, size=size)

@@ -16,8 +16,21 @@ from pathlib import Path
 from runtime import launch as L
 
 
+WORKLOADS = ("stencil2d", "ring", "master_worker", "cg", "hier_bcast", "hier_reduce", "flat_bcast", "flat_reduce")
+
+
+def fits(protocol: str, workload: str, n: int, nodes: int) -> bool:
+    """The workload is within the protocol's assumptions (a protocol for
+    send-deterministic applications does not run master_worker)."""
+    from checker.workloads import NON_DETERMINISTIC
+    from protocols.mutants import PROTOCOLS
+    from runtime.apps import twin
+    return not (getattr(PROTOCOLS[protocol], "requires_send_determinism", False)
+                and twin(workload, n, nodes, 1).determinism == NON_DETERMINISTIC)
+
+
 def campaign(points: int, protocols, modes, seed: int, n: int, nodes: int, iters: int, timeout: float,
-             out: Path, report_path: Path | None = None, workloads=("stencil2d", "ring"), progress=print) -> dict:
+             out: Path, report_path: Path | None = None, workloads=WORKLOADS, progress=print) -> dict:
     rng = random.Random(seed)
     protocols = protocols or L.supported()
     for p in protocols:
@@ -26,7 +39,8 @@ def campaign(points: int, protocols, modes, seed: int, n: int, nodes: int, iters
     for i in range(points):
         protocol = protocols[i % len(protocols)]
         mode = modes[(i // len(protocols)) % len(modes)]
-        workload = workloads[(i // (len(protocols) * len(modes))) % len(workloads)]
+        mine = [w for w in workloads if fits(protocol, w, n, nodes)]
+        workload = mine[(i // (len(protocols) * len(modes))) % len(mine)]
         target = "node" if rng.random() < 0.5 else "rank"
         plans.append((protocol, mode, workload, target, rng.random(), rng.randrange(n), rng.randrange(nodes)))
     lengths: dict = {}

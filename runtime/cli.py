@@ -19,8 +19,9 @@ def add_parsers(sub) -> None:
     s.add_argument("--nodes", type=int, default=2, help="failure domains the ranks are placed on (blocks)")
     s.add_argument("--crash", action="append", default=[], help="RANK@EVENT or node:ID@EVENT (repeatable)")
     s.add_argument("--mode", choices=("soft", "kill"), default="soft")
-    s.add_argument("--iters", type=int, default=10, help="iterations (stencil2d), rounds (ring, pingpong)")
-    s.add_argument("--size", type=int, help="block side (stencil2d), vector length (ring), bytes (pingpong)")
+    s.add_argument("--iters", type=int, default=10, help="iterations (stencil2d, cg, collectives), rounds (ring, pingpong, master_worker)")
+    s.add_argument("--size", type=int, help="block side (stencil2d), vector length (ring, master_worker), grid side (cg), "
+                   "bytes (pingpong, collectives)")
     s.add_argument("--checkpoint-every", type=int, default=20, help="application steps between checkpoints")
     s.add_argument("--mutant", help="run a mutant of the protocol instead")
     s.add_argument("--timeout", type=float, default=120.0, help="wall-clock limit of the launch, seconds")
