@@ -24,7 +24,6 @@ from __future__ import annotations
 
 import json
 import os
-import platform
 import subprocess
 import sys
 import tempfile
@@ -33,6 +32,8 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
+
+import record  # noqa: E402  (benchmarks/record.py)
 
 OUT = ROOT / "benchmarks" / "results"
 
@@ -180,6 +181,21 @@ def pingpong(quick: bool) -> list[dict]:
     return rows
 
 
+def compare(rows: list[dict]) -> dict:
+    """The issue's questions, per size: protocol time over a reference."""
+    def ratio(r, a, b):
+        return round(r[a] / r[b], 2) if a in r and b in r else None
+    out = {}
+    for r in rows:
+        out[str(r["size"])] = {
+            "correlated-set inside a set / plain mpi4py": ratio(r, "correlated-set inside a set", "plain mpi4py"),
+            "correlated-set inside a set / runtime, no protocol":
+                ratio(r, "correlated-set inside a set", "runtime, no protocol"),
+            "sbml / hmpl": ratio(r, "sbml", "hmpl"),
+            "rbml / hmpl": ratio(r, "rbml", "hmpl")}
+    return out
+
+
 def plot(rows: list[dict], path: Path) -> None:
     import matplotlib
     matplotlib.use("Agg")
@@ -208,17 +224,12 @@ def main() -> int:
     quick = "--quick" in sys.argv
     t0 = time.time()
     rows = pingpong(quick)
-    data = {"command": "python " + " ".join(sys.argv), "date": time.strftime("%Y-%m-%d %H:%M:%S"),
-            "machine": {"platform": platform.platform(), "python": platform.python_version(),
-                        "cpus": os.cpu_count()},
-            "seconds": round(time.time() - t0, 1),
-            "unit": "seconds one way (half a round trip), best of `trials` round-robin trials",
-            "pingpong": rows}
-    OUT.mkdir(parents=True, exist_ok=True)
-    (OUT / "pingpong_mpi.json").write_text(json.dumps(data, indent=1) + "\n")
+    record.write("pingpong_mpi", {
+        "seconds": round(time.time() - t0, 1), "ranks": RANKS, "node_of": NODE_OF,
+        "unit": "seconds one way (half a round trip), best of `trials` round-robin trials",
+        "pingpong": rows, "comparisons": compare(rows)})
     if rows:
         plot(rows, OUT / "pingpong_mpi.png")
-    print(f"wrote {OUT / 'pingpong_mpi.json'} and pingpong_mpi.png")
     return 0
 
 
