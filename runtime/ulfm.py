@@ -14,7 +14,6 @@ from __future__ import annotations
 import os
 import signal
 import sys
-import time
 from pathlib import Path
 
 from runtime.files import journal_path, load_journal
@@ -29,14 +28,13 @@ def errhandler(comm, MPI):
     return comm
 
 
-def repair(comm, MPI, run_dir: Path, me: int, victims=()):
+def repair(comm, MPI, run_dir: Path, me: int):
     """Survivors: revoke, shrink, spawn replacements, merge, restore rank order.
     Returns (new communicator, dead ranks)."""
     try:
         comm.Revoke()
     except MPI.Exception:
         pass
-    await_deaths(comm, MPI, victims)
     shrunk = comm.Shrink()
     old, new = comm.Get_group(), shrunk.Get_group()
     alive = MPI.Group.Translate_ranks(new, list(range(new.Get_size())), old)
@@ -46,20 +44,6 @@ def repair(comm, MPI, run_dir: Path, me: int, victims=()):
     merged = inter.Merge(high=False)
     out = errhandler(merged.Split(0, me), MPI)
     return out, dead
-
-
-def await_deaths(comm, MPI, victims, limit: float = 10.0) -> None:
-    """The ranks of a crashed node die one after the other: shrink only once
-    every victim is known dead, or the spawn that follows meets the last one's
-    failure (MPI_ERR_PROC_FAILED)."""
-    want = set(victims)
-    end = time.monotonic() + limit
-    while want and time.monotonic() < end:
-        failed = comm.Get_failed()
-        got = MPI.Group.Translate_ranks(failed, list(range(failed.Get_size())), comm.Get_group())
-        if want <= set(got):
-            return
-        time.sleep(0.005)
 
 
 def join(MPI, dead: list[int]):

@@ -154,10 +154,7 @@ class Loop:
     def after_failure(self) -> None:
         """Kill mode: a rank died. Repair the communicator, then resynchronise."""
         r = self.r
-        c = next((c for c in r.cfg.crashes if c.index == r.K + 1), None)  # the failure under way
-        victims = [] if c is None else [c.rank] if c.rank is not None else [
-            q for q in range(r.n) if r.cfg.node_of[q] == c.node]
-        comm, dead = ulfm.repair(self.net.comm, self.net.MPI, r.run_dir, r.p, victims)
+        comm, dead = ulfm.repair(self.net.comm, self.net.MPI, r.run_dir, r.p)
         self.use(comm)
         self.resync(None)
 
