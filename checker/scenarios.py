@@ -95,6 +95,8 @@ DEFAULTS: dict[str, tuple[Scenario, ...]] = {
         Scenario("sd_burst", note="a checkpoint, acknowledgements, buffering during a restart"),
         Scenario("reduce", 3, 2, checkpoints=0, note="send-deterministic ANY_SOURCE reduction, node crash"),
         Scenario("ring", 2, 1, note="a coordinated checkpoint wave inside a group of two, node crash"),
+        Scenario("sd_ack", crash_kinds=("process",),
+                 note="a message from the other group between a member's checkpoint and the commit"),
     ),
     "app-level": (
         Scenario("c3_epochs", at_sites=True, crash_kinds=("process",),
@@ -152,6 +154,7 @@ MUTANT_SCENARIOS: dict[str, Scenario] = {
     "rbml/checkpoint-without-tb": Scenario("node_handoff", at_sites=True, crash_kinds=("node",)),
     "sbml/no-fetch-retry": Scenario("node_handoff", at_sites=True, crash_kinds=("node",)),
     "sbml/no-rsn-gap-fill": Scenario("node_rsn_gap", checkpoints=0, crash_kinds=("node",)),
+    "send-deterministic/ack-at-next-message": Scenario("sd_ack", crash_kinds=("process",)),
     "hmpl/no-wildcard-block": Scenario("wildcard_race", checkpoints=0, crash_kinds=("process",)),
     "hmpl/sender-erases-before-t6": Scenario("pingpong", 2, 2, checkpoints=0, crash_kinds=("process",)),
     "hmpl/release-before-logger-ack": Scenario("pingpong", 2, 2, checkpoints=0, crash_kinds=("process",)),

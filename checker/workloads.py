@@ -211,6 +211,17 @@ def pairs(n: int = 4, nodes: int = 2) -> Workload:
                     labels={(0, 1, 0): "m1", (1, 2, 0): "m2"})
 
 
+def sd_ack(n: int = 3, nodes: int = 2) -> Workload:
+    """Group {P0, P1} checkpoints while P2, in the other group, sends m1 and m2
+    to P1: m1 may arrive between P1's checkpoint and the group's commit, m2
+    after it, and m2's reception acknowledges P2's log (seed 003 Fig. 5 lines
+    29–31, 36–42)."""
+    progs = ((), (recv(2), recv(2)), (send(1), send(1)))
+    return Workload("sd_ack", progs, SEND_DETERMINISTIC, (0, 0, 1),
+                    "a message from another group between a member's checkpoint and the commit",
+                    "003 Fig. 5 lines 29–42", labels={(2, 1, 0): "m1", (2, 1, 1): "m2"})
+
+
 def sd_fig2(n: int = 7, nodes: int = 2) -> Workload:
     """Seed 003 §3.2, Fig. 2 (reconstructed from the prose of §3.1–3.2; the
     figure is not in the text): Groupe 1 = {p1, p2, p3} = P0–P2 and Groupe 2 =
@@ -440,6 +451,8 @@ WORKLOADS["node_handoff"] = node_handoff
 FIXED.add("node_handoff")
 WORKLOADS["node_rsn_gap"] = node_rsn_gap
 FIXED.add("node_rsn_gap")
+WORKLOADS["sd_ack"] = sd_ack
+FIXED.add("sd_ack")
 
 
 # -- trees of point-to-point messages: the collectives of the runtime's workloads --------

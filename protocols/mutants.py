@@ -87,6 +87,10 @@ MUTANTS: dict[str, Mutant] = {m.name: m for m in (
            "new messages to a restarting group are buffered and sent when its restart ends",
            "seed 003 §3.2, Fig. 5 lines 15–16, 60–64",
            ("Termination", "NoLostMessage", "NoOrphan", "CausalReplayOrder", "FailureFreeEquivalence")),
+    Mutant("send-deterministic/ack-at-next-message", "send-deterministic", {"ack_checkpointed": False},
+           "an acknowledgement names what the committed checkpoint holds, not what came before the message "
+           "that triggers it (messages may arrive between a member's checkpoint and the commit)",
+           "seed 003 Fig. 5 lines 29–31, 36–42; §3.1 coordinated group checkpoints", ("NoLostMessage",)),
     Mutant("send-deterministic/gc-off-by-one", "send-deterministic", {"gc_inclusive": True},
            "an acknowledgement deletes the logged messages dated strictly before its MaxDate",
            "seed 003 §3.3, Fig. 5 lines 29–31, 40–42", ("NoLostMessage", "Termination")),

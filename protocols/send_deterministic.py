@@ -52,7 +52,10 @@ is marked ``# reading:`` at its place):
    the leader, which owns the committed line and the epoch, to restart the
    group; it hosts the restart process. Acknowledgements (line 38) start at
    the commit, not at the member's checkpoint: an uncommitted checkpoint may
-   still be abandoned.
+   still be abandoned. So an acknowledgement names the committed checkpoint's
+   ``RPP[j].Maxdate`` (+1 for line 42's strict test), not the date of the
+   message that triggers it: messages from P_j received between the member's
+   checkpoint and the commit are not in the checkpoint, and must stay logged.
 9. A "reception" (lines 20–28) is split as MPI splits it: the first-time test,
    ``RPP`` and the acknowledgement when the packet arrives; the phase and date
    updates (lines 22–23, 26–28) when the application's receive consumes the
@@ -142,7 +145,8 @@ class SendDeterministic(Protocol):
     RECOVERY_KINDS = frozenset({"failed", "rollback", "restart", "rp_log", "rp_orphans", "rp_no_orphan",
                                 "replay", "end"})
     MESSAGE_KINDS = frozenset({"replay"})
-    KNOBS = {"phases": True, "restart_buffer": True, "gc_inclusive": False, "group_rollback": True}
+    KNOBS = {"phases": True, "restart_buffer": True, "gc_inclusive": False, "group_rollback": True,
+             "ack_checkpointed": True}  # reading 8: an ack names what the committed checkpoint holds
 
     # -- helpers ---------------------------------------------------------------
     def leader(self, ctx: Context, p: int) -> int:
@@ -259,7 +263,10 @@ class SendDeterministic(Protocol):
             if other:                                              # lines 24–25
                 vol = replace(vol, RPP=_set(vol.RPP, j, (date, seen + ((date, phase),))))
                 if vol.RamasseMiette[j]:                           # lines 29–31
-                    out += (Send(Packet(p, j, "ack", (date,))), Note("acks_sent"))
+                    # reading 8: what the committed checkpoint holds from j, not what
+                    # came before this message: some came between checkpoint and commit
+                    covered = dict(stab.ckpts)[stab.line].RPP[j][0] + 1 if self.ack_checkpointed else date
+                    out += (Send(Packet(p, j, "ack", (covered,))), Note("acks_sent"))
                     vol = replace(vol, RamasseMiette=_set(vol.RamasseMiette, j, False))
             return Step(vol, stab, effects + out + (Deliver(Mail(msg, (date, phase, other))),))  # line 32
         g = ctx.group_of[j]
