@@ -217,7 +217,7 @@ def sd_ack(n: int = 3, nodes: int = 2) -> Workload:
     after it, and m2's reception acknowledges P2's log (seed 003 Fig. 5 lines
     29–31, 36–42)."""
     progs = ((), (recv(2), recv(2)), (send(1), send(1)))
-    return Workload("sd_ack", progs, SEND_DETERMINISTIC, (0, 0, 1),
+    return Workload("sd_ack", progs, DETERMINISTIC, (0, 0, 1),
                     "a message from another group between a member's checkpoint and the commit",
                     "003 Fig. 5 lines 29–42", labels={(2, 1, 0): "m1", (2, 1, 1): "m2"})
 
