@@ -383,7 +383,7 @@ WORKLOADS: dict[str, Callable[..., Workload]] = {
     "c3_two_epochs": c3_two_epochs, "c3_any_source": c3_any_source,
     "fig46": fig46, "testany": testany, "wildcard_race": wildcard_race,
 }
-FIXED = {"fig1", "fig2", "theorem2", "pairs",  # executions drawn in a paper: fixed size and placement
+FIXED = {"fig1", "fig2", "theorem2", "pairs",  # fixed size and placement: a paper's figure, one rule's case
          "sd_fig2", "sd_phases", "sd_burst",
          "c3_epochs", "c3_collectives", "c3_any_source", "c3_two_epochs",
          "fig46", "testany", "wildcard_race"}
@@ -395,7 +395,7 @@ def make(name: str, procs: int | None = None, nodes: int | None = None) -> Workl
         raise UsageError(f"unknown workload {name!r}; choose one of {', '.join(WORKLOADS)} (rrcheck list)")
     if name in FIXED:
         if procs or nodes:
-            raise UsageError(f"workload {name!r} is a fixed execution from the paper; drop --procs/--nodes")
+            raise UsageError(f"workload {name!r} is a fixed execution (a paper's figure or one rule's case); drop --procs/--nodes")
         return WORKLOADS[name]()
     kw = {}
     if procs is not None:
@@ -491,18 +491,8 @@ def binomial_bcast(members: tuple[int, ...], p: int, tag: int) -> tuple:
 def binomial_reduce(members: tuple[int, ...], p: int, tag: int) -> tuple:
     """The mirror of :func:`binomial_bcast`: receive from the children, nearest
     first, folding each in; then send the partial result to the parent."""
-    if p not in members:
-        return ()
-    size, i = len(members), members.index(p)
-    ops, mask = [], 1
-    while mask < size:
-        if i & mask:
-            ops.append(send(members[i - mask], tag))
-            break
-        if i | mask < size:
-            ops.append(recv(members[i | mask], tag, "sum"))
-        mask <<= 1
-    return tuple(ops)
+    return tuple(recv(op[1], tag, "sum") if op[0] == "send" else send(op[1], tag)
+                 for op in reversed(binomial_bcast(members, p, tag)))
 
 
 def leaders(node_of: tuple[int, ...], root: int) -> tuple[int, ...]:

@@ -172,3 +172,18 @@ def test_invariants_send_deterministic_concurrent_group_restarts_are_outside_the
     r = checked(SD, Scenario("sd_burst", checkpoints=0, failures=2, crash_kinds=("process",))).result
     assert r.verdict == "violation" and r.violation.property == "Termination"
     assert r.violation.values["recovering"] or r.violation.values["blocked_at"]
+
+
+def test_invariants_send_deterministic_ack_names_the_committed_checkpoint(checked):
+    """Reading 8 (Fig. 5 lines 29–31, 36–42): a message from the other group
+    may arrive between a member's checkpoint and the commit; the next one's
+    acknowledgement must not collect it. The mutant acknowledges up to the
+    triggering message's date and loses m1."""
+    sc = next(s for s in DEFAULTS["send-deterministic"] if s.workload == "sd_ack")
+    r = checked("send-deterministic", sc).result
+    assert r.verdict == "pass", r.violation
+    w = r.witnesses
+    assert w["acks_sent"] > 0 and w["logged_messages_collected"] > 0 and w["rollbacks"] > 0
+    bad = checked("send-deterministic", MUTANT_SCENARIOS["send-deterministic/ack-at-next-message"],
+                  "send-deterministic/ack-at-next-message").result
+    assert bad.verdict == "violation" and bad.violation.property == "NoLostMessage"

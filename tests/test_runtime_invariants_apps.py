@@ -14,6 +14,7 @@ if not (shutil.which("mpiexec") or shutil.which("mpirun")):
 
 from runtime import launch  # noqa: E402
 from runtime.launch import make_config, run  # noqa: E402
+from test_runtime_invariants_mpi import _recovered  # noqa: E402  (tests/ is on the path)
 
 TIMEOUT = 120  # a loaded 2-core machine: a launch takes 3–10 s
 pytestmark = pytest.mark.xdist_group("mpi")  # one mpiexec at a time
@@ -41,15 +42,4 @@ def short_teardown_grace(monkeypatch):
                          ids=[f"{w}-{m}-{p}" for w, _, m, p, _ in RUNS])
 def test_runtime_invariants_workload_recovers(tmp_path, workload, iters, mode, protocol, crash):
     cfg = make_config(protocol, workload, 4, 2, iters=iters, crashes=[crash], mode=mode, checkpoint_every=4)
-    rep = run(cfg, tmp_path / "run", TIMEOUT)
-    assert rep.status == "finished", rep.stderr
-    assert rep.failures_injected == 1
-    assert rep.equal is True
-    t = rep.trace
-    assert t["verdict"] == "pass", t
-    w = t["witnesses"]
-    assert w["crashes"] >= 1 and w["rollbacks"] >= 1
-    if crash.startswith("node"):
-        assert w["node_crashes"] == 1
-    # FailureFreeEquivalence judged: the twin's terminal state after the failure is a failure-free one
-    assert w["terminal_states_after_failure"] == 1 and w["equivalent_terminals_after_failure"] == 1
+    _recovered(run(cfg, tmp_path / "run", TIMEOUT), node=crash.startswith("node"))
