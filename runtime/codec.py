@@ -78,16 +78,17 @@ def pack(pkt: Packet, seq: int, gen: int, failures: int, data: bytes | memoryvie
     return pack_head(pkt, seq, gen, failures) + data
 
 
-def unpack(buf) -> tuple[Packet, int, int, int, memoryview]:
-    """(packet, channel seq, the sender's generation and failures known, data)."""
+def unpack(buf, data=None) -> tuple[Packet, int, int, int, memoryview]:
+    """(packet, channel seq, the sender's generation and failures known, data);
+    ``data`` is given when it travelled apart from the header (runtime/transport.py)."""
     view = memoryview(buf)
     src, dst, seq, gen, failures = _ENV.unpack_from(view, 0)
     kind, i = _get(view, _ENV.size)
     hdr, i = _get(view, i)
-    msg = None
+    msg, apart = None, data
     data = view[i + 1:i + 1]
     if view[i:i + 1].tobytes() == b"m":
         g0, g1, g2, msrc, mdst, tag, payload = _MSG.unpack_from(view, i + 1)
         msg = AppMsg((g0, g1, g2), msrc, mdst, tag, payload)
-        data = view[i + 1 + _MSG.size:]
+        data = view[i + 1 + _MSG.size:] if apart is None else apart
     return Packet(src, dst, kind, hdr, msg), seq, gen, failures, data

@@ -42,6 +42,7 @@ class Rank:
         self.prog = apps.twin(cfg.workload, n, cfg.nodes, cfg.iters).programs[p]
         self.app = apps.make_app(cfg.workload, p, n, cfg.size)
         self.store = Store(self.run_dir, p)
+        self.stable = self.store.state("stab")
         # the wire's own state, below the protocol: it outlives an incarnation
         self.seq_out = list(seq_out or [0] * n)   # packets put on each channel p -> q
         self.seq_in = list(seq_in or [0] * n)     # packets taken off each channel q -> p
@@ -53,6 +54,7 @@ class Rank:
         self.notes: Counter = Counter()
         self.stale = 0
         self.logged_bytes = 0
+        self.kept = 0                        # entries of ``data`` after its last pruning
         self.journal = None
         self.outbox = Outbox(self.run_dir, p) if cfg.mode == "kill" else None
 
@@ -68,7 +70,7 @@ class Rank:
         self.appst = self.app.init()
         self.data: dict = {}                 # gid -> bytes the protocol may send again (its payload log)
         self.since_ckpt = 0
-        self.store.put("stab", self.stab)
+        self.stable.put(self.stab)
         self.store.put("image-0", self._image())
 
     def _image(self) -> tuple:
@@ -114,19 +116,31 @@ class Rank:
             else:
                 raise TypeError(f"unknown effect {eff!r}")
         if blobs and self.vol is not None:
-            held = {m.gid for m in self.proto.holdings(self.ctx, self.p, self.vol, self.stab)}
-            # packets a protocol keeps to send at a later step carry their message too
-            # (RBML's copies for the logger, rbml.Vol.unsent): the data stays, not counted as a log
-            later = {pk.msg.gid for pk in getattr(self.vol, "unsent", ()) if pk.msg is not None}
+            held, later = self._needed()
             for gid, data in blobs.items():
                 if gid in held and gid not in self.data:
                     self.data[gid] = bytes(data)  # the payload copy of the log
                     self.logged_bytes += len(self.data[gid])
                 elif gid in later and gid not in self.data:
                     self.data[gid] = bytes(data)
+        if self.vol is not None and len(self.data) > 2 * self.kept + 4:
+            # the protocol let go of some (a TB entry the logger confirmed, a log
+            # collected): their memory goes back, now and then, at a cost amortised per entry
+            held, later = self._needed()
+            self.data = {g: d for g, d in self.data.items() if g in held or g in later}
+            self.kept = len(self.data)
         if changed:
-            self.store.put("stab", self.stab)
+            self.stable.put(self.stab)
         return out
+
+    def _needed(self) -> tuple[set, set]:
+        """The messages whose data the protocol may send or deliver again: those
+        it holds (a payload log, sender- or receiver-based), and those in packets
+        it keeps to send at a later step (RBML's copies for the logger,
+        rbml.Vol.unsent: not a log, not counted as one)."""
+        held = {m.gid for m in self.proto.holdings(self.ctx, self.p, self.vol, self.stab)}
+        later = {pk.msg.gid for pk in getattr(self.vol, "unsent", ()) if pk.msg is not None}
+        return held, later
 
     def _record(self, action: list, out: list) -> None:
         self.events += 1
@@ -139,8 +153,8 @@ class Rank:
             self.net.send(pk.dst, head, data if len(data) else None)
 
     # -- the scheduler events ---------------------------------------------------------
-    def on_wire(self, src: int, buf) -> None:
-        pkt, seq, gen, failures, data = codec.unpack(buf)
+    def on_wire(self, src: int, buf, data=None) -> None:
+        pkt, seq, gen, failures, data = codec.unpack(buf, data)
         if seq <= self.seq_in[src]:  # sent again after a communicator repair (kill mode)
             return
         assert seq == self.seq_in[src] + 1, f"P{self.p}: packet {seq} from P{src} after {self.seq_in[src]}"
@@ -243,7 +257,7 @@ class Rank:
         self.K = f
         self.F = self.born = base + 1 + sorted(victims).index(self.p)
         self.journal = Journal(journal_path(self.run_dir, self.p, self.inc), self.cfg.trace)
-        self.stab = self.store.get("stab")
+        self.stab = self.stable.get()
         self.mailbox, self.data, self.since_ckpt = [], {}, 0
         st = self.proto.on_restart(self.ctx, self.p, self.stab)
         assert any(type(e) is Restore for e in st.effects), f"{self.proto.name}: a restart must restore a checkpoint"

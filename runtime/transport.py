@@ -6,14 +6,49 @@ Sends are non-blocking (``Isend``) so that two ranks sending large halos to
 each other never wait on each other; receives probe with ``ANY_SOURCE``. MPI
 keeps messages of one tag between two ranks in order, so every channel is
 FIFO as the model assumes.
+
+A packet is one MPI message: a frame byte, the packed header, the data. Data
+above ``SPLIT`` bytes travels as a second message right behind its header,
+straight from the application's buffer, as MPI's own rendezvous protocol
+sends a large payload after its match header: gathering both into one buffer
+costs a copy of the data, as long as the transfer itself on shared memory.
 """
 from __future__ import annotations
 
-
+import os
+import sys
+import time
 
 import numpy as np
 
-PKT, CTL = 11, 12
+PKT, CTL, DATA = 11, 12, 13
+SPLIT = 1 << 16     # the eager limit of the thesis' NetPIPE run (seed 004 L1218: 64 KB)
+WHOLE, HEAD = 0, 1  # the frame byte: the data follows in this message, or in the next
+
+
+class Idle:
+    """Waiting for work on a core other ranks may share: yield it for the
+    first millisecond (an answer is often that close), then sleep in short
+    naps, so that ranks sharing a core leave it to the one moving data. Every
+    loop that waits on the wire waits so, benchmarks' plain mpi4py included."""
+
+    __slots__ = ("since",)
+    SPIN, NAP = 1e-3, 2e-4
+
+    def __init__(self):
+        self.since = None
+
+    def busy(self) -> None:
+        self.since = None
+
+    def wait(self) -> None:
+        now = time.perf_counter()
+        if self.since is None:
+            self.since = now
+        if now - self.since < self.SPIN:
+            os.sched_yield()
+        else:
+            time.sleep(self.NAP)
 
 
 def mpi():
@@ -33,36 +68,75 @@ class Transport:
         self.rank = comm.Get_rank()
         self.size = comm.Get_size()
         self.pending: list = []     # (request, buffer) of sends in progress
+        self.pool: dict = {}        # size -> receive buffers of large data, reused once nobody holds them
         self.status = self.MPI.Status()
 
     def send(self, dst: int, head, data=None) -> None:
-        """One MPI message: ``head`` then ``data`` in one buffer. (A derived
-        datatype gathering both in place measured several times slower with
-        Open MPI 5 than this one copy.)"""
-        if data is None:
-            buf = head
-        else:
-            k = len(head)
-            buf = np.empty(k + len(data), dtype=np.uint8)
-            buf[:k] = np.frombuffer(head, dtype=np.uint8)
-            buf[k:] = np.frombuffer(data, dtype=np.uint8)
-        req = self.comm.Isend([buf, self.MPI.BYTE], dest=dst, tag=PKT)
+        """``head`` and ``data`` to ``dst``; the data is the runtime's from
+        now on (runtime/apps.py: an application does not write to what it
+        produced). (A derived datatype gathering both in place measured
+        several times slower with Open MPI 5 than a copy.)"""
+        k, n = len(head), 0 if data is None else len(data)
+        if n > SPLIT:
+            self._isend(dst, PKT, bytes((HEAD,)) + head)
+            self._isend(dst, DATA, data)
+            return
+        buf = np.empty(1 + k + n, dtype=np.uint8)
+        buf[0] = WHOLE
+        buf[1:1 + k] = np.frombuffer(head, dtype=np.uint8)
+        if n:
+            buf[1 + k:] = np.frombuffer(data, dtype=np.uint8)
+        self._isend(dst, PKT, buf)
+
+    def _isend(self, dst: int, tag: int, buf) -> None:
+        req = self.comm.Isend([buf, self.MPI.BYTE], dest=dst, tag=tag)
         self.pending.append((req, buf))
         if len(self.pending) > 32:
             self.progress()
 
-    def progress(self) -> None:
+    def progress(self) -> bool:
+        """Complete what sends can be; did any? (An answer tends to follow a
+        send's completion: a waiting loop counts it as work, runtime.transport.Idle.)"""
+        if not self.pending:
+            return False
+        k = len(self.pending)
         self.pending = [(r, b) for r, b in self.pending if not r.Test()]
+        return len(self.pending) < k
 
     def poll(self):
-        """The next packet that has arrived, as (source, bytes), or None."""
+        """The next packet that has arrived, as (source, head, data), or None;
+        ``data`` is None when it came inside ``head`` (runtime/codec.py)."""
         st = self.status
         if not self.comm.Iprobe(source=self.MPI.ANY_SOURCE, tag=PKT, status=st):
             return None
         src = st.Get_source()
-        buf = np.empty(st.Get_count(self.MPI.BYTE), dtype=np.uint8)  # not zero-filled: MPI overwrites it
-        self.comm.Recv([buf, self.MPI.BYTE], source=src, tag=PKT)
-        return src, memoryview(buf)
+        buf = self._recv(src, PKT, st.Get_count(self.MPI.BYTE))
+        data = None
+        if buf[0] == HEAD:  # its data was sent right behind it
+            self.comm.Probe(source=src, tag=DATA, status=st)
+            data = memoryview(self._recv(src, DATA, st.Get_count(self.MPI.BYTE), self._large(st.Get_count(self.MPI.BYTE))))
+        return src, memoryview(buf)[1:], data
+
+    def _recv(self, src: int, tag: int, n: int, buf=None):
+        if buf is None:
+            buf = np.empty(n, dtype=np.uint8)  # not zero-filled: MPI overwrites it
+        self.comm.Recv([buf, self.MPI.BYTE], source=src, tag=tag)
+        return buf
+
+    def _large(self, n: int):
+        """A buffer for ``n`` bytes of data: one received before that nobody
+        holds any more (no view of it is alive: its only references are the
+        pool's, this loop's and getrefcount's), else a new one. Fresh memory
+        costs the kernel's page faults on every receive, a third of a
+        16 MiB transfer here."""
+        bufs = self.pool.setdefault(n, [])
+        for b in bufs:
+            if sys.getrefcount(b) == 3:
+                return b
+        b = np.empty(n, dtype=np.uint8)
+        if len(bufs) < 4:
+            bufs.append(b)
+        return b
 
     def ctl_send(self, dst: int, obj) -> None:
         self.comm.send(obj, dest=dst, tag=CTL)

@@ -17,7 +17,7 @@ from pathlib import Path
 from runtime import ulfm
 from runtime.files import load_config
 from runtime.rank import Rank
-from runtime.transport import Transport, mpi
+from runtime.transport import Idle, Transport, mpi
 
 PROBE_EVERY = 0.005
 PARENT = os.getppid()
@@ -185,35 +185,37 @@ class Loop:
 
     def _run(self) -> None:
         r, net = self.r, self.net
-        spins = 0
+        wait, naps = Idle(), 0
         while not self.stopped:
             c = self.due_crash()
             if c is not None:
                 self.crash(c)
+                wait.busy()
                 continue
             m = net.ctl_poll()
             if m is not None:
                 self.on_ctl(*m)
+                wait.busy()
                 continue
-            busy = False
             got = net.poll()
-            if got is not None:
-                r.on_wire(*got)
-                busy = True
-            elif r.internal_step() or r.app_step():
-                busy = True
-            net.progress()
-            self.idle = not busy
+            busy = got is not None
             if busy:
-                spins = 0
+                r.on_wire(*got)
+            elif wait.since is None:  # only an arrival changes what a rank may do next
+                busy = r.internal_step() or r.app_step()
+            del got
+            sent = net.progress()
+            self.idle = not busy
+            if busy or sent:
+                wait.busy()
+            if busy:
                 continue
             if r.p == 0 and r.finished():
                 self.coordinate()
-            spins += 1
-            if spins > 100:
-                time.sleep(0.0002)
-                if spins % 4096 == 0 and os.getppid() != PARENT:
-                    os._exit(3)  # mpiexec is gone: never outlive a launch
+            wait.wait()
+            naps += 1
+            if naps % 4096 == 0 and os.getppid() != PARENT:
+                os._exit(3)  # mpiexec is gone: never outlive a launch
         net.flush()
 
 
