@@ -4,6 +4,9 @@ Each application follows the program of its model twin in checker/workloads.py
 op by op: ``produce`` gives the data of a ``send`` op, ``consume`` folds in the
 data of a ``recv`` op. Its state is a dict of numpy arrays, saved with every
 checkpoint image; ``output`` is what a run with failures must reproduce.
+What ``produce`` returns is the runtime's from then on: the application does
+not write to it again (the runtime sends large data straight from it), as a
+buffer given to ``MPI_Isend`` before its wait.
 """
 from __future__ import annotations
 

@@ -19,7 +19,9 @@ def add_parsers(sub) -> None:
     s.add_argument("--nodes", type=int, default=2, help="failure domains the ranks are placed on (blocks)")
     s.add_argument("--crash", action="append", default=[], help="RANK@EVENT or node:ID@EVENT (repeatable)")
     s.add_argument("--mode", choices=("soft", "kill"), default="soft")
-    s.add_argument("--iters", type=int, default=10, help="iterations (stencil2d, cg, collectives), rounds (ring, pingpong, master_worker)")
+    s.add_argument("--iters", type=int, default=30,
+                   help="iterations (stencil2d, cg, collectives), rounds (ring, pingpong, master_worker); "
+                        "enough by default for README's crash points to fire")
     s.add_argument("--size", type=int, help="block side (stencil2d), vector length (ring, master_worker), grid side (cg), "
                    "bytes (pingpong, collectives)")
     s.add_argument("--checkpoint-every", type=int, default=20, help="application steps between checkpoints")
@@ -79,6 +81,9 @@ def print_run(rep) -> None:
             return
     else:
         print(f"  output {'EQUAL to' if rep.equal else 'DIFFERENT from'} the failure-free run's")
+    if rep.status == "finished" and rep.failures_injected < len(rep.crashes):
+        print(f"  NOT INJECTED: --crash {rep.crashes[rep.failures_injected]} never fired, the run ended first "
+              "(raise --iters or choose an earlier EVENT)")
     t = rep.trace
     if t:
         print(f"  check-trace: {t['verdict'].upper()} over {t['events']} events ({t['seconds']:.1f} s)"

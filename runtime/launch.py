@@ -189,7 +189,11 @@ class RunReport:
 
     @property
     def ok(self) -> bool:
-        return self.status == "finished" and self.equal is True and (self.trace or {}).get("verdict") in (None, "pass")
+        """Finished, equal to failure-free, trace passed — and every failure
+        asked for was injected: a run that ended before its crash point
+        proves nothing about recovery."""
+        return (self.status == "finished" and self.equal is True and self.failures_injected == len(self.crashes)
+                and (self.trace or {}).get("verdict") in (None, "pass"))
 
     def as_dict(self) -> dict:
         d = dict(self.__dict__)

@@ -110,16 +110,15 @@ class Transport:
         if not self.comm.Iprobe(source=self.MPI.ANY_SOURCE, tag=PKT, status=st):
             return None
         src = st.Get_source()
-        buf = self._recv(src, PKT, st.Get_count(self.MPI.BYTE))
+        buf = self._recv(src, PKT, np.empty(st.Get_count(self.MPI.BYTE), dtype=np.uint8))
         data = None
         if buf[0] == HEAD:  # its data was sent right behind it
             self.comm.Probe(source=src, tag=DATA, status=st)
-            data = memoryview(self._recv(src, DATA, st.Get_count(self.MPI.BYTE), self._large(st.Get_count(self.MPI.BYTE))))
+            data = memoryview(self._recv(src, DATA, self._large(st.Get_count(self.MPI.BYTE))))
         return src, memoryview(buf)[1:], data
 
-    def _recv(self, src: int, tag: int, n: int, buf=None):
-        if buf is None:
-            buf = np.empty(n, dtype=np.uint8)  # not zero-filled: MPI overwrites it
+    def _recv(self, src: int, tag: int, buf):
+        """Into ``buf``, not zero-filled: MPI overwrites it."""
         self.comm.Recv([buf, self.MPI.BYTE], source=src, tag=tag)
         return buf
 

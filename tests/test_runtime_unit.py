@@ -132,3 +132,12 @@ def test_campaign_summary_tells_explained_hangs_apart():
     s = summarize(runs)
     assert (s["runs"], s["hangs"], s["unexplained_hangs"], s["invariant_violations"]) == (4, 2, 1, 1)
     assert (s["outputs_equal_to_failure_free"], s["outputs_different"], s["teardown_killed"]) == (1, 1, 1)
+
+
+def test_a_run_whose_crash_point_never_fired_is_not_a_pass():
+    """A run that ends before its crash point proves nothing about recovery."""
+    rep = launch.RunReport("sbml", "ring", 4, 2, "soft", ["1@999"], "finished", 1.0, 0, True,
+                           {"verdict": "pass"}, "/tmp/x")
+    assert not rep.ok
+    rep.failures_injected = 1
+    assert rep.ok
