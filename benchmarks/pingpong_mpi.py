@@ -11,20 +11,30 @@ Placement follows the thesis' NetPIPE run, "two processes in different
 machines ... and one logger thread in other node": four ranks, the partners
 P0 and P1 on nodes 0 and 2, and each one's logger (RADIC: the next node of the
 ring, protocols/rbml.py) on nodes 1 and 3. Four ranks on this 2-core machine
-means oversubscription, so every loop that waits, plain mpi4py's included,
-waits as the rank driver does (runtime.transport.Idle: yield the core for a
-millisecond, then nap).
+means oversubscription. No rank is pinned: pinning the partners to a core
+each leaves the loggers a busy core, and HMPL, whose logger is on its
+critical path, lost 1.4x at 1 MiB so in a trial run. Every loop that waits, plain mpi4py's
+included, waits as the rank driver does (runtime.transport.Idle: yield the
+core for a millisecond, then nap).
 
 What the protocol columns pay, beyond the transfer (runtime/transport.py):
 a packed header in a message of its own ahead of data above 64 KiB, which goes
-straight from the application's buffer into a reused receive buffer; Python's
-handling of each event; and each protocol's own work — event logging to
-stable storage (correlated-set; pessimistic, so before the next send), payload
-copies (SBML's log is append-only memory until a checkpoint, which this run
-never takes; HMPL's temporary buffers are let go once the logger confirms,
-so their memory is reused), and the logger round trip (RBML). Each
-configuration runs warm-up round trips in the same rank driver before the
-timed ones, ``trials`` times round-robin, and keeps its best trial.
+straight from the application's buffer into the buffer the application posted
+(the ping-pong receives into the buffer it sends from, as the plain column
+does); Python's handling of each event; and each protocol's own work — event
+logging to stable storage (correlated-set; pessimistic, so before the next
+send), payload copies (SBML's log is append-only memory until a checkpoint,
+which this run never takes; HMPL's temporary buffers are let go once the
+logger confirms, so their memory is reused), and the logger round trip
+(RBML). Each configuration runs warm-up round trips in the same rank driver
+before the timed ones, ``trials`` times round-robin, and keeps its best trial.
+
+A protocol's cost over plain MPI has two parts, as a ping-pong curve is read
+(Hockney: t = t0 + size / bandwidth): a cost per message, here a Python
+driver's, and a cost per byte, a copy's. ``fit`` separates them over the
+sizes from 1 MiB up, from each launch's own difference to the plain column:
+"close to plain for large messages" is a per-byte cost near zero, where the
+ratio of times tends to 1 as messages grow.
 
 Writes benchmarks/results/pingpong_mpi.json and pingpong_mpi.png. The
 protocol configurations run through the runtime's rank driver
@@ -35,6 +45,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -160,25 +171,29 @@ def _protocol(comm, protocol: str, grouping: list[int], size: int, reps: int, tm
     while not drained.Test():
         r.net.poll()
     c.Free()
+    shutil.rmtree(run_dir, ignore_errors=True)  # its images hold the buffers: tmpfs is memory
     return t / reps / 2
 
 
 def mpi_main(size: int, quick: bool, trials: int = 7) -> None:
-    """Every configuration ``trials`` times, round-robin, keeping each one's
-    best: the machine is shared, and the best of a few is the least disturbed."""
+    """Every configuration ``trials`` times, round-robin. Each column keeps its
+    best trial, and its times of every trial (``per_trial``): the machine is
+    shared and its speed drifts, so columns are compared trial by trial,
+    between runs made back to back (``compare``, ``fit``)."""
     from mpi4py import MPI
     import runtime.rank  # noqa: F401 - imports are not timed
     comm = MPI.COMM_WORLD
     reps = reps_for(size, quick)
-    row = {"size": size, "reps": reps, "trials": trials}
+    per_trial: dict[str, list[float]] = {}
     with tempfile.TemporaryDirectory(dir="/dev/shm" if os.path.isdir("/dev/shm") else None) as tmp:
         for t in range(trials):
-            best = [("plain mpi4py", _plain(comm, size, reps))]
+            per_trial.setdefault("plain mpi4py", []).append(_plain(comm, size, reps))
             for label, protocol, grouping in configs():
-                best.append((label, _protocol(comm, protocol, grouping, size, reps, Path(tmp) / str(t))))
-            for label, v in best:
-                row[label] = min(row.get(label, v), v)
+                per_trial.setdefault(label, []).append(_protocol(comm, protocol, grouping, size, reps,
+                                                                 Path(tmp) / str(t)))
     if comm.Get_rank() == 0:
+        row = {"size": size, "reps": reps, "trials": trials, **{k: min(v) for k, v in per_trial.items()},
+               "per_trial": per_trial}
         print("ROW " + json.dumps(row), flush=True)
 
 
@@ -187,8 +202,9 @@ def mpi_main(size: int, quick: bool, trials: int = 7) -> None:
 def pingpong(quick: bool) -> list[dict]:
     from runtime.launch import env, mpiexec
     rows = []
-    sizes = [8 << (2 * i) for i in range(11)] + [16 << 20]  # 8 B .. 8 MiB by 4x, and 16 MiB
-    sizes = sorted(set(sizes))
+    # 8 B .. 512 KiB by 4x, then every MiB size the fit uses (above 16 MiB, the
+    # allocator's fresh memory for each copy, not the protocols, sets the logging columns)
+    sizes = [8 << (2 * i) for i in range(9)] + [m << 20 for m in (1, 2, 4, 8, 12, 16)]
     for size in sizes:
         cmd = [mpiexec(), "--oversubscribe", "-n", str(RANKS), sys.executable, __file__, "--mpi", str(size)]
         if quick:
@@ -200,25 +216,50 @@ def pingpong(quick: bool) -> list[dict]:
             continue
         row = json.loads(line[4:])
         rows.append(row)
-        cols = [k for k in row if k not in ("size", "reps", "trials")]
+        cols = [k for k in row if k not in ("size", "reps", "trials", "per_trial")]
         print(f"{size:>9} B  " + "  ".join(f"{k} {row[k] * 1e6:9.1f} us" for k in cols), flush=True)
     return rows
 
 
+def _paired(r: dict, a: str, b: str, how) -> float | None:
+    """The median over trials of ``how(a's time, b's time)`` in the same trial."""
+    import statistics
+    t = r.get("per_trial", {})
+    if a not in t or b not in t:
+        return None
+    return statistics.median(how(x, y) for x, y in zip(t[a], t[b]))
+
+
 def compare(rows: list[dict]) -> dict:
-    """The issue's questions, per size: protocol time over a reference (time,
-    so a ratio above 1 is a bandwidth below the reference's)."""
-    def ratio(r, a, b):
-        return round(r[a] / r[b], 2) if a in r and b in r else None
+    """The issue's questions, per size: protocol time over a reference's in the
+    same trial, the median over trials (time, so a ratio above 1 is a
+    bandwidth below the reference's)."""
+    pairs = [("correlated-set inside a set", "plain mpi4py"), ("correlated-set inside a set", "runtime, no protocol"),
+             ("runtime, no protocol", "plain mpi4py"), ("sbml", "hmpl"), ("rbml", "hmpl")]
     out = {}
     for r in rows:
-        out[str(r["size"])] = {
-            "correlated-set inside a set / plain mpi4py": ratio(r, "correlated-set inside a set", "plain mpi4py"),
-            "correlated-set inside a set / runtime, no protocol":
-                ratio(r, "correlated-set inside a set", "runtime, no protocol"),
-            "runtime, no protocol / plain mpi4py": ratio(r, "runtime, no protocol", "plain mpi4py"),
-            "sbml / hmpl": ratio(r, "sbml", "hmpl"),
-            "rbml / hmpl": ratio(r, "rbml", "hmpl")}
+        ratios = {f"{a} / {b}": _paired(r, a, b, lambda x, y: x / y) for a, b in pairs}
+        out[str(r["size"])] = {k: round(v, 2) for k, v in ratios.items() if v is not None}
+    return out
+
+
+def fit(rows: list[dict], least: int = 1 << 20) -> dict:
+    """Per column, over the sizes from ``least`` up: the least-squares line of
+    its time minus the plain column's (the median over trials of that
+    difference in one trial), as a cost per message (us) and a cost per byte
+    relative to plain MPI's own (the slope of the plain column): 0 is plain's
+    bandwidth, 1 half of it."""
+    import numpy as np
+    big = [r for r in rows if r["size"] >= least and "plain mpi4py" in r.get("per_trial", {})]
+    if len(big) < 2:
+        return {}
+    size = np.array([r["size"] for r in big], dtype=float)
+    per_byte = np.polyfit(size, [r["plain mpi4py"] for r in big], 1)[0]
+    out = {"sizes": [int(x) for x in size], "plain mpi4py GB/s": round(1e-9 / per_byte, 2)}
+    for col in [k for k in big[0]["per_trial"] if k != "plain mpi4py"]:
+        extra = [_paired(r, col, "plain mpi4py", lambda x, y: x - y) for r in big]
+        slope, icpt = np.polyfit(size, extra, 1)
+        out[col] = {"per_message_us": round(icpt * 1e6, 1), "per_byte_over_plain": round(slope / per_byte, 3)}
     return out
 
 
@@ -226,7 +267,7 @@ def plot(rows: list[dict], path: Path) -> None:
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
-    cols = [k for k in rows[0] if k not in ("size", "reps", "trials")]
+    cols = [k for k in rows[0] if k not in ("size", "reps", "trials", "per_trial")]
     fig, (a, b) = plt.subplots(1, 2, figsize=(12, 4.5))
     sizes = [r["size"] for r in rows]
     for k in cols:
@@ -253,7 +294,7 @@ def main() -> int:
     record.write("pingpong_mpi", {
         "seconds": round(time.time() - t0, 1), "ranks": RANKS, "node_of": NODE_OF,
         "unit": "seconds one way (half a round trip), best of `trials` round-robin trials",
-        "pingpong": rows, "comparisons": compare(rows)})
+        "pingpong": rows, "comparisons": compare(rows), "fit": fit(rows)})
     if rows:
         plot(rows, OUT / "pingpong_mpi.png")
     return 0

@@ -6,7 +6,10 @@ data of a ``recv`` op. Its state is a dict of numpy arrays, saved with every
 checkpoint image; ``output`` is what a run with failures must reproduce.
 What ``produce`` returns is the runtime's from then on: the application does
 not write to it again (the runtime sends large data straight from it), as a
-buffer given to ``MPI_Isend`` before its wait.
+buffer given to ``MPI_Isend`` before its wait. An application may say where
+the data of its current receive goes (``landing``), as a receive posted on a
+buffer: large data is then received straight into it, once no send of the
+runtime still reads it (runtime/transport.py).
 """
 from __future__ import annotations
 
@@ -117,7 +120,15 @@ class PingPong:
     def produce(self, st: dict, pc: int, op: tuple):
         return memoryview(st["buf"]).cast("B")
 
+    def landing(self, st: dict, pc: int, op: tuple, n: int):
+        """Its receives are posted on the buffer it sends from (NetPIPE's
+        ping-pong, and the plain mpi4py column of benchmarks/pingpong_mpi.py)."""
+        return st["buf"] if st["buf"].nbytes == n else None
+
     def consume(self, st: dict, pc: int, op: tuple, src: int, data) -> None:
+        got = np.frombuffer(data, dtype=np.uint8)
+        if not np.may_share_memory(got, st["buf"]):  # it came in a buffer of the runtime's
+            st["buf"] = got.copy()
         st["count"] += 1
 
     def output(self, st: dict) -> dict:

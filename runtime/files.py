@@ -67,6 +67,8 @@ class Result(BaseModel):
     failures: int = 0                # failures this rank knew of at the end
     stale_dropped: int = 0
     logged_bytes: int = 0
+    posted_bytes: int = 0            # large data received straight into the application's buffer
+    unexpected_bytes: int = 0        # large data received into the runtime's buffers
     seconds: float = 0.0
 
 

@@ -29,6 +29,12 @@ from protocols.base import (ANY, AppMsg, Checkpoint, Context, Deliver, Note, Res
 from runtime import apps, codec
 from runtime.files import Journal, Result, RunConfig, journal_path, protocol_of
 from runtime.storage import Outbox, Store
+from runtime.transport import Rendezvous
+
+
+def _takes(op: tuple, m: AppMsg) -> bool:
+    """Does the receive ``op`` (recv, source, tag, ...) match ``m``?"""
+    return (op[1] == ANY or op[1] == m.src) and (op[2] == ANY or op[2] == m.tag)
 
 
 class Rank:
@@ -155,6 +161,8 @@ class Rank:
     # -- the scheduler events ---------------------------------------------------------
     def on_wire(self, src: int, buf, data=None) -> None:
         pkt, seq, gen, failures, data = codec.unpack(buf, data)
+        if isinstance(data, Rendezvous):  # taken before anything else: its channel's next data is behind it
+            data = data.pull(self._posted(pkt.msg, data.n))
         if seq <= self.seq_in[src]:  # sent again after a communicator repair (kill mode)
             return
         assert seq == self.seq_in[src] + 1, f"P{self.p}: packet {seq} from P{src} after {self.seq_in[src]}"
@@ -166,6 +174,20 @@ class Rank:
         self.K = max(self.K, failures)
         st = self.proto.on_packet(self.ctx, self.p, self.vol, self.stab, pkt)
         self._record(["deliver", src, self.p, seq], self._apply(st, {pkt.msg.gid: data} if pkt.msg else None))
+
+    def _posted(self, m: AppMsg | None, n: int):
+        """The buffer the application posted for ``m``'s data: its current
+        operation is a receive that takes ``m`` (no message in the mailbox
+        comes first), and it says where that receive's data goes. A duplicate
+        the protocol then drops lands there too, and is overwritten: until its
+        receive completes, a posted buffer is MPI's, not the application's."""
+        landing = getattr(self.app, "landing", None)
+        if landing is None or m is None or self.vol is None or self.pc >= len(self.prog):
+            return None
+        op = self.prog[self.pc]
+        if op[0] != "recv" or not _takes(op, m) or any(_takes(op, mail.msg) for mail, _ in self.mailbox):
+            return None
+        return landing(self.appst, self.pc, op, n)
 
     def internal_step(self) -> bool:
         every = self.cfg.checkpoint_every
@@ -204,7 +226,7 @@ class Rank:
                 m = mail.msg
                 if m.src in seen:  # MPI non-overtaking: the first message from each source
                     continue
-                if (op[1] == ANY or op[1] == m.src) and (op[2] == ANY or op[2] == m.tag):
+                if _takes(op, m):
                     seen.add(m.src)
                     if proto.may_match(ctx, p, self.vol, mail):
                         break
@@ -269,4 +291,5 @@ class Rank:
     def result(self, seconds: float) -> Result:
         return Result(rank=self.p, incarnations=self.inc + 1, events=self.events, pc=self.pc, acc=self.acc,
                       output=self.app.output(self.appst), failures=self.K, stale_dropped=self.stale,
-                      logged_bytes=self.logged_bytes, seconds=seconds)
+                      logged_bytes=self.logged_bytes, posted_bytes=self.net.posted_bytes,
+                      unexpected_bytes=self.net.unexpected_bytes, seconds=seconds)

@@ -12,6 +12,10 @@ above ``SPLIT`` bytes travels as a second message right behind its header,
 straight from the application's buffer, as MPI's own rendezvous protocol
 sends a large payload after its match header: gathering both into one buffer
 costs a copy of the data, as long as the transfer itself on shared memory.
+The receiver reads the header first and then says where the data lands
+(``Rendezvous``): into the buffer the application posted for it when its
+current receive takes that message, as MPI moves a matched rendezvous
+message into the user's buffer, else into a buffer of the runtime's.
 """
 from __future__ import annotations
 
@@ -24,6 +28,7 @@ import numpy as np
 PKT, CTL, DATA = 11, 12, 13
 SPLIT = 1 << 16     # the eager limit of the thesis' NetPIPE run (seed 004 L1218: 64 KB)
 WHOLE, HEAD = 0, 1  # the frame byte: the data follows in this message, or in the next
+_N = 8              # a HEAD frame gives the length of its data next (as MPI's rendezvous header does)
 
 
 class Idle:
@@ -61,6 +66,23 @@ def mpi():
     return MPI
 
 
+class Rendezvous:
+    """The data of a packet whose header has arrived, still in MPI behind it.
+    ``pull`` receives it, into ``into`` when that fits, and returns it; the
+    transport pulls it itself before it reads the next header, so the data
+    of one channel is taken in order."""
+
+    __slots__ = ("net", "src", "n", "view")
+
+    def __init__(self, net: "Transport", src: int, n: int):
+        self.net, self.src, self.n, self.view = net, src, n, None
+
+    def pull(self, into=None) -> memoryview:
+        if self.view is None:
+            self.view = self.net._pull(self, into)
+        return self.view
+
+
 class Transport:
     def __init__(self, comm):
         self.MPI = mpi()
@@ -69,6 +91,8 @@ class Transport:
         self.size = comm.Get_size()
         self.pending: list = []     # (request, buffer) of sends in progress
         self.pool: dict = {}        # size -> receive buffers of large data, reused once nobody holds them
+        self.rendezvous: Rendezvous | None = None   # data whose header was read and that is not taken yet
+        self.posted_bytes = self.unexpected_bytes = 0  # large data received into the application's buffers, or ours
         self.status = self.MPI.Status()
 
     def send(self, dst: int, head, data=None) -> None:
@@ -78,7 +102,7 @@ class Transport:
         several times slower with Open MPI 5 than a copy.)"""
         k, n = len(head), 0 if data is None else len(data)
         if n > SPLIT:
-            self._isend(dst, PKT, bytes((HEAD,)) + head)
+            self._isend(dst, PKT, bytes((HEAD,)) + n.to_bytes(_N, "little") + head)
             self._isend(dst, DATA, data)
             return
         buf = np.empty(1 + k + n, dtype=np.uint8)
@@ -105,17 +129,38 @@ class Transport:
 
     def poll(self):
         """The next packet that has arrived, as (source, head, data), or None;
-        ``data`` is None when it came inside ``head`` (runtime/codec.py)."""
+        ``data`` is None when it came inside ``head`` (runtime/codec.py), a
+        ``Rendezvous`` when it follows."""
+        if self.rendezvous is not None:
+            self.rendezvous.pull()
         st = self.status
         if not self.comm.Iprobe(source=self.MPI.ANY_SOURCE, tag=PKT, status=st):
             return None
         src = st.Get_source()
         buf = self._recv(src, PKT, np.empty(st.Get_count(self.MPI.BYTE), dtype=np.uint8))
-        data = None
         if buf[0] == HEAD:  # its data was sent right behind it
-            self.comm.Probe(source=src, tag=DATA, status=st)
-            data = memoryview(self._recv(src, DATA, self._large(st.Get_count(self.MPI.BYTE))))
-        return src, memoryview(buf)[1:], data
+            n = int.from_bytes(buf[1:1 + _N], "little")
+            self.rendezvous = Rendezvous(self, src, n)
+            return src, memoryview(buf)[1 + _N:], self.rendezvous
+        return src, memoryview(buf)[1:], None
+
+    def _pull(self, rv: Rendezvous, into) -> memoryview:
+        """Receive the data of ``rv`` into ``into`` if it has the data's length
+        and no send of ours still reads it, else into a buffer of the pool."""
+        assert rv is self.rendezvous, "the data of one channel is taken in order"
+        self.rendezvous = None
+        if into is None or into.nbytes != rv.n or self._sending(into):
+            into = self._large(rv.n)
+            self.unexpected_bytes += rv.n
+        else:
+            self.posted_bytes += rv.n
+        return memoryview(self._recv(rv.src, DATA, into)).cast("B")
+
+    def _sending(self, buf) -> bool:
+        """Does a send in progress still read ``buf`` (MPI: a buffer given to
+        Isend is the sender's until the send completes)?"""
+        self.progress()
+        return any(np.may_share_memory(b, buf) for _, b in self.pending if not isinstance(b, bytes))
 
     def _recv(self, src: int, tag: int, buf):
         """Into ``buf``, not zero-filled: MPI overwrites it."""

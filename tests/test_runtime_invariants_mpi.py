@@ -19,10 +19,14 @@ TIMEOUT = 90
 pytestmark = pytest.mark.xdist_group("mpi")  # one mpiexec at a time: runs share the machine's ports and /tmp
 
 
-def _run(tmp_path, protocol, workload, n, nodes, crash, mode, mutant=None, iters=4, every=4):
+def _run(tmp_path, protocol, workload, n, nodes, crash, mode, mutant=None, iters=4, every=4, size=None):
     cfg = make_config(protocol, workload, n, nodes, iters=iters, crashes=[crash], mode=mode,
-                      checkpoint_every=every, mutant=mutant)
+                      checkpoint_every=every, mutant=mutant, size=size)
     return run(cfg, tmp_path / "run", TIMEOUT)
+
+
+def _results(rep) -> list[dict]:
+    return [json.loads(f.read_text()) for f in sorted(Path(rep.run_dir).glob("result-*.json"))]
 
 
 def _recovered(rep, node=False):
@@ -98,3 +102,27 @@ def test_runtime_invariants_master_worker_any_source_kill(tmp_path):
     # the crash disturbed something: messages in transit at its recovery line,
     # or deliveries from the history it discarded (which recovery re-created)
     assert w.get("in_transit_at_recovery_line", 0) + w.get("orphan_situations", 0) >= 1
+
+
+LARGE = 1 << 18  # above the eager limit (runtime.transport.SPLIT): the data follows its header
+
+
+def test_runtime_invariants_large_messages_land_in_the_posted_buffer(tmp_path):
+    """A ping-pong of 256 KiB inside one correlated set: each message's data is
+    received straight into the buffer the application posted, and a soft
+    crash of one partner rolls the set back and replays it."""
+    rep = _run(tmp_path, "correlated-set", "pingpong", 2, 1, "1@10", "soft", iters=6, every=6, size=LARGE)
+    _recovered(rep)
+    res = _results(rep)
+    assert all(r["posted_bytes"] >= 6 * LARGE for r in res), res
+
+
+def test_runtime_invariants_large_messages_replayed_from_the_sender_log_kill(tmp_path):
+    """SBML with 256 KiB messages and a real kill: the replacement gets the
+    messages it had received again from its partner's log, large data behind
+    its header, into whichever buffer is posted or ours."""
+    rep = _run(tmp_path, "sbml", "pingpong", 2, 2, "1@10", "kill", iters=6, every=6, size=LARGE)
+    _recovered(rep)
+    res = _results(rep)
+    assert all(r["logged_bytes"] >= 6 * LARGE for r in res), res
+    assert sum(r["posted_bytes"] + r["unexpected_bytes"] for r in res) >= 12 * LARGE
