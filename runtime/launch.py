@@ -69,6 +69,8 @@ def make_config(protocol: str, workload: str, n: int, nodes: int, *, iters: int 
         raise UsageError("--mode is soft or kill")
     if iters < 1:
         raise UsageError("--iters must be positive")
+    if size is not None and size < 1:
+        raise UsageError("--size must be positive")
     twin = apps.twin(workload, n, nodes, iters)
     specs = [parse_crash(c, i + 1, n, nodes) for i, c in enumerate(crashes)]
     group_of = list(grouping) if grouping else list(twin.node_of)

@@ -114,6 +114,7 @@ def test_missing_mpi_is_one_line(monkeypatch, capsys):
     ["run", "sbml", "--workload", "nope"],
     ["run", "sbml", "--crash", "node:9@1"],
     ["run", "chandy-lamport"],
+    ["run", "sbml", "--workload", "pingpong", "--size", "0"],
     ["check-trace", "/nonexistent/run"],
     ["campaign", "--modes", "gentle"],
 ])
