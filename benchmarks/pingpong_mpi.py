@@ -1,11 +1,12 @@
 """Ping-pong latency and bandwidth over real MPI, 8 B to 16 MiB: plain mpi4py
 beside the protocols the runtime drives (SBML, correlated-set inside one set
-and across two sets, RBML and HMPL), all measured in one ``mpiexec`` launch
-per message size, so they share the machine's state (seed 000 §4.2.2, seed
-004 §4.3 NetPIPE, L1212–1222). The logged volume is
-benchmarks/logged_volume_mpi.py's.
+and across two sets, RBML and HMPL), all measured in each ``mpiexec`` launch
+at one message size, so they share the machine's state (seed 000 §4.2.2, seed
+004 §4.3 NetPIPE, L1212–1222). Three launches per size are pooled (all
+sizes once, then again): on this VM one launch's median leaves a 10 %
+difference unsettled. The logged volume is benchmarks/logged_volume_mpi.py's.
 
-    python benchmarks/pingpong_mpi.py [--quick]
+    python benchmarks/pingpong_mpi.py [--quick] [--launches K]
 
 Placement follows the thesis' NetPIPE run, "two processes in different
 machines ... and one logger thread in other node": four ranks, the partners
@@ -25,9 +26,10 @@ does); Python's handling of each event; and each protocol's own work — event
 logging to stable storage (correlated-set; pessimistic, so before the next
 send), payload copies (SBML's log is append-only memory until a checkpoint,
 which this run never takes; HMPL's temporary buffers are let go once the
-logger confirms, so their memory is reused), and the logger round trip
-(RBML). Each configuration runs warm-up round trips in the same rank driver
-before the timed ones, ``trials`` times round-robin, and keeps its best trial.
+logger confirms, so their memory is reused; a logger keeps what it logs in
+the memory it received it into), and the logger round trip (RBML). Each configuration runs warm-up round trips in the same rank driver
+before the timed ones, ``trials`` times round-robin; a column's number is its
+best trial, its ``per_trial`` times are what ``compare`` and ``fit`` use.
 
 A protocol's cost over plain MPI has two parts, as a ping-pong curve is read
 (Hockney: t = t0 + size / bandwidth): a cost per message, here a Python
@@ -199,25 +201,44 @@ def mpi_main(size: int, quick: bool, trials: int = 7) -> None:
 
 # -- the driver -------------------------------------------------------------------------------
 
-def pingpong(quick: bool) -> list[dict]:
+def pingpong(quick: bool, launches: int) -> list[dict]:
+    """Every size in ``launches`` launches, all sizes once before any again (so
+    the machine's drift spreads over sizes); a size's trials are pooled. In each
+    launch every column runs side by side; columns are compared only within a
+    trial. (Four launches at 1 MiB, 7 trials each: medians of SBML / HMPL of
+    0.96, 1.15, 1.18, 1.27, and 1.12 pooled: one launch's median does not
+    settle a 10 % difference on this machine, three do.)"""
     from runtime.launch import env, mpiexec
-    rows = []
     # 8 B .. 512 KiB by 4x, then every MiB size the fit uses (above 16 MiB, the
     # allocator's fresh memory for each copy, not the protocols, sets the logging columns)
     sizes = [8 << (2 * i) for i in range(9)] + [m << 20 for m in (1, 2, 4, 8, 12, 16)]
+    pooled: dict[int, dict] = {}
+    for launch in range(launches):
+        for size in sizes:
+            cmd = [mpiexec(), "--oversubscribe", "-n", str(RANKS), sys.executable, __file__, "--mpi", str(size)]
+            if quick:
+                cmd.append("--quick")
+            p = subprocess.run(cmd, capture_output=True, text=True, env=env(), timeout=600, cwd=str(ROOT))
+            line = next((x for x in p.stdout.splitlines() if x.startswith("ROW ")), None)
+            if line is None:
+                print(f"size {size}: failed\n{p.stderr[-1500:]}", file=sys.stderr)
+                continue
+            row = json.loads(line[4:])
+            cols = [k for k in row if k not in ("size", "reps", "trials", "per_trial")]
+            print(f"{launch + 1}/{launches} {size:>9} B  " + "  ".join(f"{k} {row[k] * 1e6:9.1f} us" for k in cols),
+                  flush=True)
+            into = pooled.setdefault(size, {"size": size, "reps": row["reps"], "launches": 0, "trials": 0,
+                                            "per_trial": {}})
+            into["launches"] += 1
+            into["trials"] += row["trials"]
+            for k, v in row["per_trial"].items():
+                into["per_trial"].setdefault(k, []).extend(v)
+    rows = []
     for size in sizes:
-        cmd = [mpiexec(), "--oversubscribe", "-n", str(RANKS), sys.executable, __file__, "--mpi", str(size)]
-        if quick:
-            cmd.append("--quick")
-        p = subprocess.run(cmd, capture_output=True, text=True, env=env(), timeout=600, cwd=str(ROOT))
-        line = next((x for x in p.stdout.splitlines() if x.startswith("ROW ")), None)
-        if line is None:
-            print(f"size {size}: failed\n{p.stderr[-1500:]}", file=sys.stderr)
-            continue
-        row = json.loads(line[4:])
-        rows.append(row)
-        cols = [k for k in row if k not in ("size", "reps", "trials", "per_trial")]
-        print(f"{size:>9} B  " + "  ".join(f"{k} {row[k] * 1e6:9.1f} us" for k in cols), flush=True)
+        if size in pooled:
+            r = pooled[size]
+            rows.append({**{k: v for k, v in r.items() if k != "per_trial"},
+                         **{k: min(v) for k, v in r["per_trial"].items()}, "per_trial": r["per_trial"]})
     return rows
 
 
@@ -239,7 +260,12 @@ def compare(rows: list[dict]) -> dict:
     out = {}
     for r in rows:
         ratios = {f"{a} / {b}": _paired(r, a, b, lambda x, y: x / y) for a, b in pairs}
-        out[str(r["size"])] = {k: round(v, 2) for k, v in ratios.items() if v is not None}
+        c = {k: round(v, 2) for k, v in ratios.items() if v is not None}
+        for a, b in pairs[3:]:  # how settled "below HMPL" is: the share of trials that agree
+            t = r.get("per_trial", {})
+            if a in t and b in t:
+                c[f"{a} slower than {b}, trials"] = f"{sum(x > y for x, y in zip(t[a], t[b]))}/{len(t[a])}"
+        out[str(r["size"])] = c
     return out
 
 
@@ -263,23 +289,35 @@ def fit(rows: list[dict], least: int = 1 << 20) -> dict:
     return out
 
 
-def plot(rows: list[dict], path: Path) -> None:
+def plot(rows: list[dict], cmp: dict, path: Path) -> None:
+    """Latency and bandwidth (the median over trials of each column), and the
+    paired ratios of ``compare``: above 1, the first column is slower."""
+    import statistics
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
-    cols = [k for k in rows[0] if k not in ("size", "reps", "trials", "per_trial")]
-    fig, (a, b) = plt.subplots(1, 2, figsize=(12, 4.5))
+    cols = list(rows[0]["per_trial"])
+    fig, (a, b, c) = plt.subplots(1, 3, figsize=(17, 4.8))
     sizes = [r["size"] for r in rows]
     for k in cols:
-        a.loglog(sizes, [r[k] * 1e6 for r in rows], marker="o", ms=3, label=k)
-        b.semilogx(sizes, [r["size"] / r[k] / 1e6 for r in rows], marker="o", ms=3, label=k)
-    a.set_xlabel("message size (B)")
+        med = [statistics.median(r["per_trial"][k]) for r in rows]
+        a.loglog(sizes, [t * 1e6 for t in med], marker="o", ms=3, label=k)
+        b.loglog(sizes, [s / t / 1e6 for s, t in zip(sizes, med)], marker="o", ms=3, label=k)
+    for k in ("sbml / hmpl", "rbml / hmpl", "correlated-set inside a set / plain mpi4py"):
+        c.semilogx(sizes, [cmp[str(s)].get(k) for s in sizes], marker="o", ms=3, label=k)
+    c.axhline(1, color="grey", lw=0.8)
+    c.set_ylim(0.5, 4)
     a.set_ylabel("one-way latency (us)")
-    b.set_xlabel("message size (B)")
     b.set_ylabel("bandwidth (MB/s)")
+    c.set_ylabel("time ratio, median over paired trials")
+    for x in (a, b, c):
+        x.set_xlabel("message size (B)")
     a.legend(fontsize=7)
-    a.set_title("ping-pong latency (one mpiexec launch per size)")
+    c.legend(fontsize=7)
+    n = rows[0].get("trials", 0)
+    a.set_title(f"ping-pong latency (median of {n} trials)")
     b.set_title("ping-pong bandwidth")
+    c.set_title("side by side: ratios within a trial")
     fig.tight_layout()
     fig.savefig(path, dpi=110)
 
@@ -289,14 +327,17 @@ def main() -> int:
         mpi_main(int(sys.argv[sys.argv.index("--mpi") + 1]), "--quick" in sys.argv)
         return 0
     quick = "--quick" in sys.argv
+    launches = int(sys.argv[sys.argv.index("--launches") + 1]) if "--launches" in sys.argv else (1 if quick else 3)
     t0 = time.time()
-    rows = pingpong(quick)
+    rows = pingpong(quick, launches)
+    cmp = compare(rows)
     record.write("pingpong_mpi", {
-        "seconds": round(time.time() - t0, 1), "ranks": RANKS, "node_of": NODE_OF,
-        "unit": "seconds one way (half a round trip), best of `trials` round-robin trials",
-        "pingpong": rows, "comparisons": compare(rows), "fit": fit(rows)})
+        "seconds": round(time.time() - t0, 1), "ranks": RANKS, "node_of": NODE_OF, "launches": launches,
+        "unit": "seconds one way (half a round trip), best of `trials` round-robin trials "
+                "(7 per launch, `launches` launches per size)",
+        "pingpong": rows, "comparisons": cmp, "fit": fit(rows)})
     if rows:
-        plot(rows, OUT / "pingpong_mpi.png")
+        plot(rows, cmp, OUT / "pingpong_mpi.png")
     return 0
 
 

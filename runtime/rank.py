@@ -91,11 +91,13 @@ class Rank:
         self.mailbox, self.sent_k, self.appst, self.data = list(mailbox), list(sent_k), appst, dict(data)
 
     # -- executing a handler's effects (model.System._apply) -----------------------
-    def _apply(self, st, blobs: dict | None = None) -> list:
+    def _apply(self, st, blobs: dict | None = None, ours: bool = False) -> list:
         """Execute effects in order; return the packets to transmit. ``blobs``
         holds the data of the messages this event handles (sent, matched or
         arrived), by gid; a message the protocol holds afterwards (a payload
-        log, sender- or receiver-based) keeps a copy of its data."""
+        log, sender- or receiver-based) keeps a copy of its data, or, when
+        the data is ``ours`` (received into the runtime's memory, read-only),
+        that memory itself: a logger receives into its log."""
         blobs = blobs or {}
         changed = st.stab is not self.stab
         self.vol, self.stab = st.vol, st.stab
@@ -124,11 +126,11 @@ class Rank:
         if blobs and self.vol is not None:
             held, later = self._needed()
             for gid, data in blobs.items():
-                if gid in held and gid not in self.data:
-                    self.data[gid] = bytes(data)  # the payload copy of the log
-                    self.logged_bytes += len(self.data[gid])
-                elif gid in later and gid not in self.data:
-                    self.data[gid] = bytes(data)
+                if gid in self.data or not (gid in held or gid in later):
+                    continue
+                self.data[gid] = data if ours else bytes(data)  # the payload copy of the log
+                if gid in held:
+                    self.logged_bytes += len(data)
         if self.vol is not None and len(self.data) > 2 * self.kept + 4:
             # the protocol let go of some (a TB entry the logger confirmed, a log
             # collected): their memory goes back, now and then, at a cost amortised per entry
@@ -161,8 +163,11 @@ class Rank:
     # -- the scheduler events ---------------------------------------------------------
     def on_wire(self, src: int, buf, data=None) -> None:
         pkt, seq, gen, failures, data = codec.unpack(buf, data)
+        ours = True  # received into the runtime's memory, not the application's
         if isinstance(data, Rendezvous):  # taken before anything else: its channel's next data is behind it
-            data = data.pull(self._posted(pkt.msg, data.n))
+            rv = data
+            data = rv.pull(self._posted(pkt.msg, rv.n))
+            ours = not rv.posted
         if seq <= self.seq_in[src]:  # sent again after a communicator repair (kill mode)
             return
         assert seq == self.seq_in[src] + 1, f"P{self.p}: packet {seq} from P{src} after {self.seq_in[src]}"
@@ -173,7 +178,12 @@ class Rank:
         self.F = max(self.F, gen)
         self.K = max(self.K, failures)
         st = self.proto.on_packet(self.ctx, self.p, self.vol, self.stab, pkt)
-        self._record(["deliver", src, self.p, seq], self._apply(st, {pkt.msg.gid: data} if pkt.msg else None))
+        if pkt.msg is None:
+            self._record(["deliver", src, self.p, seq], self._apply(st))
+            return
+        # memory of ours is nobody's to write (runtime/apps.py): a log keeps it as it is
+        blobs = {pkt.msg.gid: data.toreadonly() if ours else data}
+        self._record(["deliver", src, self.p, seq], self._apply(st, blobs, ours))
 
     def _posted(self, m: AppMsg | None, n: int):
         """The buffer the application posted for ``m``'s data: its current

@@ -70,12 +70,12 @@ class Rendezvous:
     """The data of a packet whose header has arrived, still in MPI behind it.
     ``pull`` receives it, into ``into`` when that fits, and returns it; the
     transport pulls it itself before it reads the next header, so the data
-    of one channel is taken in order."""
+    of one channel is taken in order. ``posted``: it landed in ``into``."""
 
-    __slots__ = ("net", "src", "n", "view")
+    __slots__ = ("net", "src", "n", "view", "posted")
 
     def __init__(self, net: "Transport", src: int, n: int):
-        self.net, self.src, self.n, self.view = net, src, n, None
+        self.net, self.src, self.n, self.view, self.posted = net, src, n, None, False
 
     def pull(self, into=None) -> memoryview:
         if self.view is None:
@@ -154,6 +154,7 @@ class Transport:
             self.unexpected_bytes += rv.n
         else:
             self.posted_bytes += rv.n
+            rv.posted = True
         return memoryview(self._recv(rv.src, DATA, into)).cast("B")
 
     def _sending(self, buf) -> bool:

@@ -126,3 +126,16 @@ def test_runtime_invariants_large_messages_replayed_from_the_sender_log_kill(tmp
     res = _results(rep)
     assert all(r["logged_bytes"] >= 6 * LARGE for r in res), res
     assert sum(r["posted_bytes"] + r["unexpected_bytes"] for r in res) >= 12 * LARGE
+
+
+def test_runtime_invariants_large_messages_replayed_from_the_logger_memory(tmp_path):
+    """HMPL on a ring of two with 256 KiB vectors: each process is the
+    other's logger (the next node, RADIC) and keeps what it logs in the
+    memory it received it into; the crashed receiver gets it back from
+    there, unchanged (the ring's output is a digest of the data)."""
+    rep = _run(tmp_path, "hmpl", "ring", 2, 2, "1@10", "soft", iters=6, every=6, size=LARGE // 8)
+    w = _recovered(rep)
+    assert w["replayed_receptions"] >= 1, w
+    res = _results(rep)
+    assert all(r["logged_bytes"] >= 6 * LARGE for r in res), res
+    assert all(r["unexpected_bytes"] >= 6 * LARGE for r in res), res
