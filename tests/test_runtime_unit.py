@@ -135,6 +135,23 @@ def test_campaign_summary_tells_explained_hangs_apart():
     assert (s["outputs_equal_to_failure_free"], s["outputs_different"], s["teardown_killed"]) == (1, 1, 1)
 
 
+def test_campaign_launches_again_only_after_open_mpis_spawn_failed():
+    """The repair's Spawn failing in Open MPI is told apart from a protocol's
+    hang or error, and the summary counts it."""
+    from runtime.campaign import spawn_failed, summarize
+    err = ('File "runtime/ulfm.py", line 43, in repair\n    inter = shrunk.Spawn(...)\n'
+           'File "src/mpi4py/MPI.src/Comm.pyx", line 2560, in mpi4py.MPI.Intracomm.Spawn\n'
+           'mpi4py.MPI.Exception: MPI_ERR_PROC_FAILED: Process Failure')
+    assert spawn_failed({"status": "error", "stderr": err})
+    assert spawn_failed({"status": "hang", "stderr": err})
+    assert not spawn_failed({"status": "finished", "stderr": err})
+    assert not spawn_failed({"status": "hang", "stderr": "MPI_ERR_PROC_FAILED in Iprobe"})
+    run = {"protocol": "hmpl", "mode": "kill", "crashes": ["node:1@6"], "failures_injected": 1,
+           "status": "finished", "equal": True, "trace": {"verdict": "pass"}}
+    s = summarize([run, dict(run, spawn_failed={"status": "error", "seconds": 9.0})])
+    assert s["spawn_failed_and_launched_again"] == 1 and s["unexplained_hangs"] == 0
+
+
 def test_a_run_whose_crash_point_never_fired_is_not_a_pass():
     """A run that ends before its crash point proves nothing about recovery."""
     rep = launch.RunReport("sbml", "ring", 4, 2, "soft", ["1@999"], "finished", 1.0, 0, True,
