@@ -111,6 +111,19 @@ class Launch:
     teardown_killed: bool = False   # finished, but mpiexec was killed in MPI's teardown
 
 
+def _kill_leftover_ranks(run_dir: Path) -> None:
+    """Ranks of this machine that outlive their ``mpiexec`` (one stuck in MPI's
+    teardown after ULFM spawns kept a core busy for minutes) are killed."""
+    for f in run_dir.glob("pid-*"):
+        pid = int(f.name[4:])
+        try:
+            cmd = Path(f"/proc/{pid}/cmdline").read_bytes()
+            if b"runtime.worker" in cmd and str(run_dir).encode() in cmd:
+                os.kill(pid, signal.SIGKILL)
+        except (OSError, ValueError):
+            pass
+
+
 def launch(cfg: RunConfig, run_dir: Path, timeout: float, hostfile: str | None = None) -> Launch:
     run_dir = Path(run_dir)
     if run_dir.exists():
@@ -152,6 +165,7 @@ def launch(cfg: RunConfig, run_dir: Path, timeout: float, hostfile: str | None =
             except subprocess.TimeoutExpired:
                 os.killpg(proc.pid, signal.SIGKILL)
                 proc.wait()
+    _kill_leftover_ranks(run_dir)
     seconds = time.perf_counter() - t0
     text = (run_dir / "mpiexec.err").read_text(errors="replace")
     results = [load_result(run_dir, p) for p in range(cfg.n)]

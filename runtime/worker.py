@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import os
 import sys
+import threading
 import time
 from pathlib import Path
 
@@ -20,7 +21,19 @@ from runtime.rank import Rank
 from runtime.transport import Idle, Transport, mpi
 
 PROBE_EVERY = 0.005
-PARENT = os.getppid()
+
+
+def never_outlive_the_launch() -> None:
+    """A rank exits once its parent (Open MPI's daemon) is gone, whatever it
+    is doing: the launcher kills a hung ``mpiexec`` and its daemon, and a
+    rank spinning in Python or waiting inside MPI would live on."""
+    parent = os.getppid()
+
+    def watch():
+        while os.getppid() == parent:
+            time.sleep(0.5)
+        os._exit(3)
+    threading.Thread(target=watch, daemon=True).start()
 
 
 class Loop:
@@ -74,8 +87,6 @@ class Loop:
             m = self.net.ctl_poll()
             if m is None:
                 time.sleep(0.0005)
-                if os.getppid() != PARENT:
-                    os._exit(3)
                 continue
             if m[1][0] == kind:
                 got.append(m)
@@ -185,7 +196,7 @@ class Loop:
 
     def _run(self) -> None:
         r, net = self.r, self.net
-        wait, naps = Idle(), 0
+        wait = Idle()
         while not self.stopped:
             c = self.due_crash()
             if c is not None:
@@ -213,14 +224,13 @@ class Loop:
             if r.p == 0 and r.finished():
                 self.coordinate()
             wait.wait()
-            naps += 1
-            if naps % 4096 == 0 and os.getppid() != PARENT:
-                os._exit(3)  # mpiexec is gone: never outlive a launch
         net.flush()
 
 
 def main(argv: list[str]) -> int:
+    never_outlive_the_launch()
     run_dir = Path(argv[0])
+    (run_dir / f"pid-{os.getpid()}").touch()  # the launcher's last resort (runtime/launch.py)
     cfg = load_config(run_dir)
     MPI = mpi()
     t0 = time.perf_counter()

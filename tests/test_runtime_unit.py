@@ -159,3 +159,19 @@ def test_a_run_whose_crash_point_never_fired_is_not_a_pass():
     assert not rep.ok
     rep.failures_injected = 1
     assert rep.ok
+
+
+def test_ranks_that_outlive_their_launch_are_killed_and_nothing_else(tmp_path):
+    """The launcher's last resort kills a leftover rank of its run directory,
+    never a process that merely reuses a recorded pid."""
+    import subprocess
+    import sys
+    rank = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)", "runtime.worker", str(tmp_path)])
+    other = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
+    for p in (rank, other):
+        (tmp_path / f"pid-{p.pid}").touch()
+    launch._kill_leftover_ranks(tmp_path)
+    assert rank.wait(timeout=10) != 0
+    assert other.poll() is None
+    other.kill()
+    other.wait()
