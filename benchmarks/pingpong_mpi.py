@@ -27,8 +27,9 @@ logging to stable storage (correlated-set; pessimistic, so before the next
 send), payload copies (SBML's log is append-only memory until a checkpoint,
 which this run never takes; HMPL's temporary buffers are let go once the
 logger confirms, so their memory is reused; a logger keeps what it logs in
-the memory it received it into), and the logger round trip (RBML). Each configuration runs warm-up round trips in the same rank driver
-before the timed ones, ``trials`` times round-robin; a column's number is its
+the memory it received it into), and the logger round trip (RBML). Each
+configuration runs warm-up round trips in the same rank driver before the
+timed ones, ``trials`` times round-robin; a column's number is its
 best trial, its ``per_trial`` times are what ``compare`` and ``fit`` use.
 
 A protocol's cost over plain MPI has two parts, as a ping-pong curve is read
@@ -45,6 +46,7 @@ A number here is a Python runtime's: compare the columns, not the absolutes.
 """
 from __future__ import annotations
 
+import argparse
 import json
 import os
 import shutil
@@ -322,12 +324,23 @@ def plot(rows: list[dict], cmp: dict, path: Path) -> None:
     fig.savefig(path, dpi=110)
 
 
+def _positive(text: str) -> int:
+    if not text.isdigit() or int(text) < 1:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a positive whole number")
+    return int(text)
+
+
 def main() -> int:
-    if "--mpi" in sys.argv:
-        mpi_main(int(sys.argv[sys.argv.index("--mpi") + 1]), "--quick" in sys.argv)
+    ap = argparse.ArgumentParser(description="ping-pong over real MPI, 8 B to 16 MiB, per protocol")
+    ap.add_argument("--quick", action="store_true", help="fewer round trips, one launch per size")
+    ap.add_argument("--launches", type=_positive, help="launches per size, pooled (default 3)")
+    ap.add_argument("--mpi", type=_positive, metavar="SIZE", help=argparse.SUPPRESS)  # inside mpiexec
+    args = ap.parse_args()
+    if args.mpi:
+        mpi_main(args.mpi, args.quick)
         return 0
-    quick = "--quick" in sys.argv
-    launches = int(sys.argv[sys.argv.index("--launches") + 1]) if "--launches" in sys.argv else (1 if quick else 3)
+    quick = args.quick
+    launches = args.launches or (1 if quick else 3)
     t0 = time.time()
     rows = pingpong(quick, launches)
     cmp = compare(rows)

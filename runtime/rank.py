@@ -178,11 +178,8 @@ class Rank:
         self.F = max(self.F, gen)
         self.K = max(self.K, failures)
         st = self.proto.on_packet(self.ctx, self.p, self.vol, self.stab, pkt)
-        if pkt.msg is None:
-            self._record(["deliver", src, self.p, seq], self._apply(st))
-            return
         # memory of ours is nobody's to write (runtime/apps.py): a log keeps it as it is
-        blobs = {pkt.msg.gid: data.toreadonly() if ours else data}
+        blobs = {pkt.msg.gid: data.toreadonly() if ours else data} if pkt.msg else None
         self._record(["deliver", src, self.p, seq], self._apply(st, blobs, ours))
 
     def _posted(self, m: AppMsg | None, n: int):
