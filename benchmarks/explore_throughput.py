@@ -14,9 +14,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 import record  # noqa: E402  (benchmarks/record.py)
 
-from checker.check import run_check  # noqa: E402
-from checker.scenarios import DEFAULTS, MUTANT_SCENARIOS  # noqa: E402
-from protocols.mutants import MUTANTS  # noqa: E402
+from rrcheck.checker.check import run_check  # noqa: E402
+from rrcheck.checker.scenarios import DEFAULTS, MUTANT_SCENARIOS  # noqa: E402
+from rrcheck.protocols.mutants import MUTANTS  # noqa: E402
 
 
 def main() -> int:

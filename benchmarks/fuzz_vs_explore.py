@@ -21,10 +21,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 import record  # noqa: E402  (benchmarks/record.py)
 
-from checker.check import run_check  # noqa: E402
-from checker.fuzz import fuzz_scenario, procs_of, run_fuzz, sequential_failures  # noqa: E402
-from checker.scenarios import MUTANT_SCENARIOS  # noqa: E402
-from protocols.mutants import MUTANTS  # noqa: E402
+from rrcheck.checker.check import run_check  # noqa: E402
+from rrcheck.checker.fuzz import fuzz_scenario, procs_of, run_fuzz, sequential_failures  # noqa: E402
+from rrcheck.checker.scenarios import MUTANT_SCENARIOS  # noqa: E402
+from rrcheck.protocols.mutants import MUTANTS  # noqa: E402
 
 
 def explicit(protocol, sc, mutant, time_limit) -> dict:

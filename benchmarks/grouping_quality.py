@@ -28,10 +28,10 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 
-from grouping import make_grouping  # noqa: E402
-from grouping._bench import plot_path, write_result  # noqa: E402
-from grouping.cost import evaluate  # noqa: E402
-from grouping.patterns import cgpop, geofem  # noqa: E402
+from rrcheck.grouping import make_grouping  # noqa: E402
+from rrcheck.grouping._bench import plot_path, write_result  # noqa: E402
+from rrcheck.grouping.cost import evaluate  # noqa: E402
+from rrcheck.grouping.patterns import cgpop, geofem  # noqa: E402
 
 VARIANTS = [("RPCS", "rpcs", "node"),
             ("pmetis (node)", "pmetis", "node"), ("kmetis (node)", "kmetis", "node"), ("RCB (node)", "rcb", "node"),

@@ -38,10 +38,10 @@ import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 import pymetis  # noqa: E402
 
-from grouping._bench import plot_path, write_result  # noqa: E402
-from grouping.partition import rcb  # noqa: E402
-from grouping.patterns import grid2d  # noqa: E402
-from grouping.rpcs import NodeGrid, propagate_group_ids, rpcs_regions  # noqa: E402
+from rrcheck.grouping._bench import plot_path, write_result  # noqa: E402
+from rrcheck.grouping.partition import rcb  # noqa: E402
+from rrcheck.grouping.patterns import grid2d  # noqa: E402
+from rrcheck.grouping.rpcs import NodeGrid, propagate_group_ids, rpcs_regions  # noqa: E402
 
 METHODS = ("RPCS", "RPCS+broadcast", "kmetis", "pmetis", "RCB")
 FIT_REASON = ("t = c + a*n^b, not a pure power law: METIS k-way partitions initially a graph coarsened "

@@ -31,10 +31,10 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 
-from grouping import make_grouping, nas  # noqa: E402
-from grouping._bench import plot_path, write_result  # noqa: E402
-from grouping.cost import evaluate  # noqa: E402
-from grouping.partition import bisect_by_cost  # noqa: E402
+from rrcheck.grouping import make_grouping, nas  # noqa: E402
+from rrcheck.grouping._bench import plot_path, write_result  # noqa: E402
+from rrcheck.grouping.cost import evaluate  # noqa: E402
+from rrcheck.grouping.partition import bisect_by_cost  # noqa: E402
 
 APPS = ("BT", "CG", "LU", "MG", "SP", "FT")
 

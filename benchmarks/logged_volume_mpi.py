@@ -42,14 +42,14 @@ HIERARCHICAL_EXPECTED = (NODES - 1) / (N - 1)
 
 
 def protocols() -> list[str]:
-    from protocols.mutants import PROTOCOLS
+    from rrcheck.protocols.mutants import PROTOCOLS
     return ["sbml", "correlated-set"] + [p for p in ("rbml", "hmpl") if p in PROTOCOLS]
 
 
 def crossing_share(workload: str, iters: int) -> list[float | None]:
     """Per rank: the share of its sends whose destination is on another node
     (the twin's static sends)."""
-    from runtime.apps import twin
+    from rrcheck.runtime.apps import twin
     w = twin(workload, N, NODES, iters)
     out = []
     for p, prog in enumerate(w.programs):
@@ -59,7 +59,7 @@ def crossing_share(workload: str, iters: int) -> list[float | None]:
 
 
 def measure(quick: bool) -> list[dict]:
-    from runtime.launch import launch, make_config
+    from rrcheck.runtime.launch import launch, make_config
     rows = []
     plan = [(w, None) for w in ("stencil2d", "ring", "master_worker", "cg")]
     plan += [(c, s) for c in COLLECTIVES for s in (SIZES[::2] if quick else SIZES)]

@@ -87,7 +87,7 @@ def reps_for(size: int, quick: bool) -> int:
 # -- inside mpiexec ------------------------------------------------------------------------
 
 def _plain(comm, size: int, reps: int) -> float:
-    from runtime.transport import Idle
+    from rrcheck.runtime.transport import Idle
     """Ranks 0 and 1 bounce a buffer with Isend and a polled receive; the
     other ranks wait, polling too."""
     import numpy as np
@@ -132,9 +132,9 @@ def _protocol(comm, protocol: str, grouping: list[int], size: int, reps: int, tm
     """One rank driver runs ``warm`` round trips, then the ``reps`` timed
     ones (P0 and P1 run a send and a receive per round trip), so the timed
     ones find the wire's buffers and the protocol's structures warm."""
-    from runtime.files import RunConfig
-    from runtime.rank import Rank
-    from runtime.transport import Idle, Transport
+    from rrcheck.runtime.files import RunConfig
+    from rrcheck.runtime.rank import Rank
+    from rrcheck.runtime.transport import Idle, Transport
     warm = min(reps, 5)
     c = comm.Dup()
     cfg = RunConfig(protocol=protocol, knobs={}, workload="pingpong", n=RANKS, nodes=RANKS, node_of=NODE_OF,
@@ -185,7 +185,7 @@ def mpi_main(size: int, quick: bool, trials: int = 7) -> None:
     shared and its speed drifts, so columns are compared trial by trial,
     between runs made back to back (``compare``, ``fit``)."""
     from mpi4py import MPI
-    import runtime.rank  # noqa: F401 - imports are not timed
+    import rrcheck.runtime.rank  # noqa: F401 - imports are not timed
     comm = MPI.COMM_WORLD
     reps = reps_for(size, quick)
     per_trial: dict[str, list[float]] = {}
@@ -210,7 +210,7 @@ def pingpong(quick: bool, launches: int) -> list[dict]:
     trial. (Four launches at 1 MiB, 7 trials each: medians of SBML / HMPL of
     0.96, 1.15, 1.18, 1.27, and 1.12 pooled: one launch's median does not
     settle a 10 % difference on this machine, three do.)"""
-    from runtime.launch import env, mpiexec
+    from rrcheck.runtime.launch import env, mpiexec
     # 8 B .. 512 KiB by 4x, then every MiB size the fit uses (above 16 MiB, the
     # allocator's fresh memory for each copy, not the protocols, sets the logging columns)
     sizes = [8 << (2 * i) for i in range(9)] + [m << 20 for m in (1, 2, 4, 8, 12, 16)]

@@ -27,7 +27,7 @@ def main() -> int:
     for protocol, crash in RUNS:
         cmd = ["rrcheck", "run", protocol, "--workload", "stencil2d", "-n", "8", "--nodes", "4",
                "--crash", crash, "--iters", "30", "--mode", "kill", "--json"]
-        p = subprocess.run([sys.executable, "-m", "checker", *cmd[1:]], capture_output=True, text=True,
+        p = subprocess.run([sys.executable, "-m", "rrcheck", *cmd[1:]], capture_output=True, text=True,
                            cwd=ROOT, timeout=900)
         try:
             rep = json.loads(p.stdout)

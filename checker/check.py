@@ -5,14 +5,14 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from checker import trace as T
-from checker.classify import failure_free
-from checker.errors import UsageError
-from checker.explore import Result, explore
-from checker.invariants import Judge, applicable
-from checker.scenarios import DEFAULTS, Scenario, make_system, scenario_for_mutant
-from checker.workloads import SEND_DETERMINISTIC
-from protocols.mutants import MUTANTS
+from rrcheck.checker import trace as T
+from rrcheck.checker.classify import failure_free
+from rrcheck.checker.errors import UsageError
+from rrcheck.checker.explore import Result, explore
+from rrcheck.checker.invariants import Judge, applicable
+from rrcheck.checker.scenarios import DEFAULTS, Scenario, make_system, scenario_for_mutant
+from rrcheck.checker.workloads import SEND_DETERMINISTIC
+from rrcheck.protocols.mutants import MUTANTS
 
 
 @dataclass

@@ -13,10 +13,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from functools import lru_cache
 
-from checker.explore import reachable
-from checker.model import Bounds, System
-from checker.workloads import CLASSES, DETERMINISTIC, NON_DETERMINISTIC, SEND_DETERMINISTIC, Workload
-from protocols.base import Plain
+from rrcheck.checker.explore import reachable
+from rrcheck.checker.model import Bounds, System
+from rrcheck.checker.workloads import CLASSES, DETERMINISTIC, NON_DETERMINISTIC, SEND_DETERMINISTIC, Workload
+from rrcheck.protocols.base import Plain
 
 
 @dataclass(frozen=True)

@@ -20,8 +20,8 @@ import json
 import sys
 from pathlib import Path
 
-from checker.errors import UsageError
-from checker.invariants import DESCRIPTIONS
+from rrcheck.checker.errors import UsageError
+from rrcheck.checker.invariants import DESCRIPTIONS
 
 KEY_WITNESSES = ("rollbacks", "survivor_rollbacks", "crashes", "node_crashes", "checkpoints", "processes_checkpointed",
                  "in_transit_at_recovery_line", "orphan_situations", "orphans_regenerated_identically",
@@ -113,16 +113,16 @@ def _parser() -> argparse.ArgumentParser:
     s.add_argument("--json", action="store_true")
     s.set_defaults(func=cmd_replay)
 
-    from checker import fuzz
+    from rrcheck.checker import fuzz
     fuzz.add_parser(sub)
     try:  # the MPI runtime: rrcheck run, check-trace, campaign (runtime/cli.py)
-        from runtime import cli as runtime_cli
+        from rrcheck.runtime import cli as runtime_cli
         runtime_cli.add_parsers(sub)
     except ImportError:  # pragma: no cover - the runtime package is absent
         pass
 
     try:
-        from grouping import cli as grouping_cli
+        from rrcheck.grouping import cli as grouping_cli
         grouping_cli.add_parser(sub)
         sub.choices["group"].set_defaults(func=grouping_cli.run)
     except ImportError:  # pragma: no cover - grouping needs numpy and pymetis
@@ -131,8 +131,8 @@ def _parser() -> argparse.ArgumentParser:
 
 
 def cmd_list(args) -> int:
-    from checker import workloads as W
-    from protocols.mutants import MUTANTS, PROTOCOLS
+    from rrcheck.checker import workloads as W
+    from rrcheck.protocols.mutants import MUTANTS, PROTOCOLS
     data = {
         "protocols": {n: {"source": c.source, "rollback_scope": c.scope, "knobs": c.KNOBS}
                       for n, c in PROTOCOLS.items()},
@@ -160,8 +160,8 @@ def cmd_list(args) -> int:
 
 
 def _scenario(args):
-    from checker.scenarios import DEFAULTS, Scenario, scenario_for_mutant
-    from protocols.mutants import PROTOCOLS
+    from rrcheck.checker.scenarios import DEFAULTS, Scenario, scenario_for_mutant
+    from rrcheck.protocols.mutants import PROTOCOLS
     if args.mutant:
         base = scenario_for_mutant(args.mutant)
     else:
@@ -192,12 +192,12 @@ def _scenario(args):
 def _grouping(spec: str | None, scenario) -> tuple[int, ...] | None:
     if not spec:
         return None
-    from checker import workloads as W
+    from rrcheck.checker import workloads as W
     workload = W.make(scenario.workload, scenario.procs, scenario.nodes)
     if ":" in spec and not Path(spec).exists():
         method, _, k = spec.partition(":")
         try:
-            from grouping import CommGraph, make_grouping
+            from rrcheck.grouping import CommGraph, make_grouping
         except ImportError:
             raise UsageError("--grouping METHOD:K needs the grouping extras (pip install -e .)")
         if not k.isdigit():
@@ -216,7 +216,7 @@ def _grouping(spec: str | None, scenario) -> tuple[int, ...] | None:
 
 
 def cmd_check(args) -> int:
-    from checker.check import default_checks, run_check
+    from rrcheck.checker.check import default_checks, run_check
     if args.all:
         if args.protocol or args.mutant:
             raise UsageError("--all checks every protocol and mutant; drop the protocol and --mutant")
@@ -226,7 +226,7 @@ def cmd_check(args) -> int:
     scenario = _scenario(args)
     protocol = args.protocol
     if args.mutant:
-        from protocols.mutants import MUTANTS
+        from rrcheck.protocols.mutants import MUTANTS
         protocol = protocol or MUTANTS[args.mutant].protocol
         if protocol != MUTANTS[args.mutant].protocol:
             raise UsageError(f"mutant {args.mutant!r} is a variant of {MUTANTS[args.mutant].protocol!r}, "
@@ -279,8 +279,8 @@ def _check_all(args, default_checks) -> int:
 
 
 def cmd_check_workload(args) -> int:
-    from checker import workloads as W
-    from checker.classify import failure_free
+    from rrcheck.checker import workloads as W
+    from rrcheck.checker.classify import failure_free
     w = W.make(args.workload, args.procs, args.nodes)
     ff = failure_free(w)
     ok = ff.satisfies(w.determinism) and ff.deadlocks == 0
@@ -299,13 +299,13 @@ def cmd_check_workload(args) -> int:
 
 
 def cmd_replay(args) -> int:
-    from checker import trace as T
+    from rrcheck.checker import trace as T
     cx = T.load(args.file)
     rep = T.replay(cx)
     v = rep.violation
     same = v is not None and v.property == cx.violation.property
     if args.svg:
-        from checker.render import svg
+        from rrcheck.checker.render import svg
         T.write_atomic(Path(args.svg), svg(cx, rep))
     if args.json:
         print(json.dumps({"file": args.file, "reproduced": same, "steps": rep.steps,
@@ -313,7 +313,7 @@ def cmd_replay(args) -> int:
     else:
         label = cx.mutant or cx.protocol
         print(f"{label} on {cx.workload}: {len(cx.events)} events")
-        from checker.render import steps
+        from rrcheck.checker.render import steps
         for t, text in enumerate(steps(rep), start=1):
             print(f"  {t:>3}. {text}")
         if v:

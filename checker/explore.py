@@ -1,8 +1,8 @@
 """Explicit-state search (DESIGN §5): BFS (a violation found is a shortest one),
-DFS, and seeded random walks, over any :class:`checker.model.System`.
+DFS, and seeded random walks, over any :class:`rrcheck.checker.model.System`.
 
 The explorer never imports a protocol: it asks the system for enabled actions
-and successors, and the :class:`checker.invariants.Judge` for verdicts.
+and successors, and the :class:`rrcheck.checker.invariants.Judge` for verdicts.
 """
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ import time
 from collections import deque
 from dataclasses import dataclass, field
 
-from checker.invariants import Judge, Violation
+from rrcheck.checker.invariants import Judge, Violation
 
 CRASHES = ("crash", "crash_node")
 
@@ -84,7 +84,7 @@ def explore(system, judge: Judge, strategy: str = "bfs", max_states: int | None 
             time_limit: float | None = None, seed: int = 0, walks: int = 1000,
             progress: bool | None = None, reduce: bool = True) -> Result:
     """Search the state space of ``system``; ``reduce`` applies the reductions
-    of :meth:`checker.model.System.reduce` (same terminal states, fewer paths)."""
+    of :meth:`rrcheck.checker.model.System.reduce` (same terminal states, fewer paths)."""
     if strategy == "random":
         return _random(system, judge, seed, walks, time_limit, progress)
     t0 = time.perf_counter()

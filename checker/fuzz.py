@@ -15,13 +15,13 @@ import json
 from dataclasses import dataclass
 from pathlib import Path
 
-from checker import workloads as W
-from checker.check import Check, properties_for, save_counterexample
-from checker.classify import failure_free
-from checker.errors import UsageError
-from checker.invariants import Judge
-from checker.scenarios import DEFAULTS, Scenario, make_system, scenario_for_mutant
-from protocols.mutants import MUTANTS, PROTOCOLS
+from rrcheck.checker import workloads as W
+from rrcheck.checker.check import Check, properties_for, save_counterexample
+from rrcheck.checker.classify import failure_free
+from rrcheck.checker.errors import UsageError
+from rrcheck.checker.invariants import Judge
+from rrcheck.checker.scenarios import DEFAULTS, Scenario, make_system, scenario_for_mutant
+from rrcheck.protocols.mutants import MUTANTS, PROTOCOLS
 
 PROFILES = ("ci", "deep")  # the Hypothesis settings profiles checker/stateful.py registers
 
@@ -107,7 +107,7 @@ def run_fuzz(protocol: str, scenario: Scenario, mutant: str | None = None, prope
              grouping: tuple[int, ...] | None = None, progress: bool | None = None, shrink: bool = True,
              sequential: bool = False) -> Fuzz:
     try:
-        from checker.stateful import hunt
+        from rrcheck.checker.stateful import hunt
     except ImportError:
         raise UsageError("rrcheck fuzz needs Hypothesis: pip install 'hypothesis>=6.100' (or -e '.[test]')")
     if profile not in PROFILES:
@@ -126,7 +126,7 @@ def run_fuzz(protocol: str, scenario: Scenario, mutant: str | None = None, prope
 # --- the command -------------------------------------------------------------
 
 def add_parser(sub) -> None:
-    from checker.cli import scenario_args
+    from rrcheck.checker.cli import scenario_args
     s = sub.add_parser("fuzz", help="randomized stateful search (Hypothesis) beyond exhaustive sizes")
     s.add_argument("protocol", nargs="?")
     s.add_argument("--mutant")
@@ -159,7 +159,7 @@ def _scenario(args, protocol: str) -> Scenario:
 
 
 def cmd_fuzz(args) -> int:
-    from checker.cli import _print_check
+    from rrcheck.checker.cli import _print_check
     protocol = args.protocol
     if args.mutant:
         if args.mutant not in MUTANTS:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from checker.workloads import mix
+from rrcheck.checker.workloads import mix
 
 
 @dataclass(frozen=True, slots=True, eq=False)

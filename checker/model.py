@@ -3,7 +3,7 @@
 A :class:`System` is a Stateright-style model — initial state, enabled
 actions, next state — built from a protocol, a workload and a scenario. It
 never imports a protocol module: it only drives the handlers of
-``protocols.base.Protocol`` and executes their effects.
+``rrcheck.protocols.base.Protocol`` and executes their effects.
 
 Actions (the scheduler events, saved in counterexample files):
 ``("step", p)`` an application send or checkpoint site, ``("recv", p, i)``
@@ -12,16 +12,16 @@ match mail i of p's queue, ``("choose", p, c)`` a non-deterministic outcome,
 ``("internal", p, label)``, ``("crash", p)``, ``("crash_node", node)``,
 ``("restart", p)``; ``("coll_all", j)`` every process completes its j-th
 collective call together, ``("coll", p)`` p completes its call alone from a
-log (a protocol's :meth:`~protocols.base.Protocol.coll_local`).
+log (a protocol's :meth:`~rrcheck.protocols.base.Protocol.coll_local`).
 """
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 from typing import Any
 
-from checker import ghost as G
-from checker.workloads import M32, Workload, mix
-from protocols.base import (ANY, AppMsg, Checkpoint, Context, Deliver, Mail, Note,
+from rrcheck.checker import ghost as G
+from rrcheck.checker.workloads import M32, Workload, mix
+from rrcheck.protocols.base import (ANY, AppMsg, Checkpoint, Context, Deliver, Mail, Note,
                             Packet, Protocol, Restore, Send, COLLECTIVES, coll_sources)
 
 

@@ -12,7 +12,7 @@ GROUP_FILL = ("#eef4ff", "#fff3e6", "#eefbee", "#f7eefc", "#fdf6d8", "#e8f7f7")
 
 
 def _label(system, gid) -> str:
-    from checker.trace import label
+    from rrcheck.checker.trace import label
     return "" if gid is None else label(system, gid)
 
 

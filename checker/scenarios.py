@@ -9,10 +9,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from checker import workloads as W
-from checker.errors import UsageError
-from checker.model import Bounds, System
-from protocols.mutants import MUTANTS, PROTOCOLS, build
+from rrcheck.checker import workloads as W
+from rrcheck.checker.errors import UsageError
+from rrcheck.checker.model import Bounds, System
+from rrcheck.protocols.mutants import MUTANTS, PROTOCOLS, build
 
 
 @dataclass(frozen=True)

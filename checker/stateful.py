@@ -1,10 +1,10 @@
-"""Stateful Hypothesis engine (DESIGN §5): any :class:`checker.model.System`
+"""Stateful Hypothesis engine (DESIGN §5): any :class:`rrcheck.checker.model.System`
 as a ``RuleBasedStateMachine`` — its scheduler events as rules, the invariants
-of :mod:`checker.invariants` as ``@invariant``s, termination judged at the end
+of :mod:`rrcheck.checker.invariants` as ``@invariant``s, termination judged at the end
 of every run — for configurations too large to enumerate.
 
 Like checker/explore.py it knows no protocol: it asks the system for enabled
-actions and successors and the :class:`~checker.invariants.Judge` for verdicts.
+actions and successors and the :class:`~rrcheck.checker.invariants.Judge` for verdicts.
 
 - One rule per event kind (application step, match, choice, delivery, protocol
   step, collective, collective from a log, crash, node crash, restart), enabled when the model enables an event of
@@ -37,8 +37,8 @@ from hypothesis.internal.conjecture import engine as _engine
 from hypothesis.stateful import (RuleBasedStateMachine, initialize, invariant, precondition, rule,
                                  run_state_machine_as_test)
 
-from checker.explore import CRASHES, Result
-from checker.invariants import Judge, Violation
+from rrcheck.checker.explore import CRASHES, Result
+from rrcheck.checker.invariants import Judge, Violation
 
 # settings profiles: `ci` keeps every test of tests/test_invariants_stateful.py
 # to seconds; `deep` is for a search that may take minutes.
@@ -164,7 +164,7 @@ def machine(system, judge: Judge, tally: Tally | None = None) -> type[RuleBasedS
         def _moment(self, s, a: tuple, s2) -> None:
             """A crash right after ``a`` makes a difference only if it strikes
             the actor (or its node) after the actor did something others can
-            see (:meth:`checker.model.System.crashes_after`, the explorer's
+            see (:meth:`rrcheck.checker.model.System.crashes_after`, the explorer's
             reduction); with no failure during a recovery, after any event."""
             if system.bounds.no_failure_during_recovery:
                 crashes = [x for x in self.enabled() if x[0] in CRASHES]

@@ -18,8 +18,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from checker.errors import UsageError
-from checker.invariants import PROPERTIES, Judge, Violation
+from rrcheck.checker.errors import UsageError
+from rrcheck.checker.invariants import PROPERTIES, Judge, Violation
 
 SCHEMA_VERSION = 1
 ACTION_KINDS = {"step": 2, "recv": 3, "choose": 3, "deliver": 4, "internal": 3,
@@ -128,8 +128,8 @@ class Replay:
 
 def replay(cx: Counterexample, properties=None) -> Replay:
     """Re-execute a counterexample; return the violation it reproduces."""
-    from checker.classify import failure_free
-    from checker.scenarios import system_for
+    from rrcheck.checker.classify import failure_free
+    from rrcheck.checker.scenarios import system_for
     system, workload = system_for(cx)
     judge = Judge(system, properties or cx.properties, failure_free(workload).finals)
     s = system.initial()
@@ -148,7 +148,7 @@ def replay(cx: Counterexample, properties=None) -> Replay:
         if v:
             _in_flight(timeline, sent_at, s, system.n, t)
             return Replay(v, t, timeline, system)
-    from checker.explore import CRASHES
+    from rrcheck.checker.explore import CRASHES
     if all(a[0] in CRASHES for a in system.actions(s)):
         v = judge.terminal(s)
     _in_flight(timeline, sent_at, s, system.n, len(cx.events))

@@ -21,7 +21,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Callable
 
-from protocols.base import ANY, COLLECTIVES
+from rrcheck.protocols.base import ANY, COLLECTIVES
 
 DETERMINISTIC = "deterministic"
 SEND_DETERMINISTIC = "send-deterministic"
@@ -390,7 +390,7 @@ FIXED = {"fig1", "fig2", "theorem2", "pairs",  # fixed size and placement: a pap
 
 
 def make(name: str, procs: int | None = None, nodes: int | None = None) -> Workload:
-    from checker.errors import UsageError
+    from rrcheck.checker.errors import UsageError
     if name not in WORKLOADS:
         raise UsageError(f"unknown workload {name!r}; choose one of {', '.join(WORKLOADS)} (rrcheck list)")
     if name in FIXED:

@@ -1,14 +1,14 @@
-"""``python -m grouping group ...``: the ``rrcheck group`` subcommand on its own."""
+"""``python -m rrcheck.grouping group ...``: the ``rrcheck group`` subcommand on its own."""
 
 import argparse
 import sys
 
-from checker.errors import UsageError
-from grouping import cli
+from rrcheck.checker.errors import UsageError
+from rrcheck.grouping import cli
 
 
 def main(argv=None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m grouping")
+    parser = argparse.ArgumentParser(prog="python -m rrcheck.grouping")
     cli.add_parser(parser.add_subparsers(dest="command", required=True))
     args = parser.parse_args(argv)
     try:

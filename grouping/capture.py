@@ -14,8 +14,8 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Iterable, Mapping
 
-from checker.errors import UsageError
-from grouping.graph import CommGraph
+from rrcheck.checker.errors import UsageError
+from rrcheck.grouping.graph import CommGraph
 
 
 class FirstIterationCapture:

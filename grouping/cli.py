@@ -10,10 +10,10 @@ from __future__ import annotations
 import json
 import time
 
-from checker.errors import UsageError
-from grouping.cost import evaluate
-from grouping.groups import METHODS, make_grouping
-from grouping.patterns import load_pattern, pattern_names
+from rrcheck.checker.errors import UsageError
+from rrcheck.grouping.cost import evaluate
+from rrcheck.grouping.groups import METHODS, make_grouping
+from rrcheck.grouping.patterns import load_pattern, pattern_names
 
 
 def add_parser(subparsers):
@@ -75,7 +75,7 @@ def run(args) -> int:
         **figures,
     }
     if args.save:
-        from grouping.io import save_grouping
+        from rrcheck.grouping.io import save_grouping
         save_grouping(args.save, group_of, pattern=args.pattern, method=args.method,
                       cost={key: figures[key] for key in ("L", "R_process", "R_node",
                                                           "process_fault_cost", "node_fault_cost")})

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from checker.errors import UsageError
+from rrcheck.checker.errors import UsageError
 
 ALPHA = 0.23
 BETA = 0.124
@@ -57,7 +57,7 @@ def evaluate(graph, group_of, node_of=None, alpha: float = ALPHA, beta: float = 
     ``node_of`` defaults to the graph's placement; without one each process is its own
     node, and the node fault cost equals the process fault cost.
     """
-    from grouping.groups import validate
+    from rrcheck.grouping.groups import validate
 
     g = np.asarray(validate(group_of, graph.n), dtype=np.int64)
     if node_of is None:

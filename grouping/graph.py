@@ -2,7 +2,7 @@
 
 Seed 002 §I and §III.B: "the processes, communication patterns, and number of
 communications are treated as the vertices, edges, and weights of each edge", recorded
-on the first iteration of the main loop (see ``grouping.capture``). Step 1 of seed 002
+on the first iteration of the main loop (see ``rrcheck.grouping.capture``). Step 1 of seed 002
 §III.C converts this process communication log into a node communication log
 (``CommGraph.node_graph``).
 
@@ -21,7 +21,7 @@ from typing import Iterable
 
 import numpy as np
 
-from checker.errors import UsageError
+from rrcheck.checker.errors import UsageError
 
 
 @dataclass(frozen=True, slots=True, eq=False)

@@ -9,7 +9,7 @@ from collections.abc import Iterable
 
 import numpy as np
 
-from checker.errors import UsageError
+from rrcheck.checker.errors import UsageError
 
 METHODS = ("node", "metis", "kmetis", "pmetis", "rcb", "rpcs")
 LEVELS = ("process", "node")
@@ -75,8 +75,8 @@ def make_grouping(graph, method: str, k, **opts) -> tuple[int, ...]:
     partition processes, or nodes weighted by their process counts: the red bars of
     seed 002 Figs. 7–8), ``seed``, ``alpha``, ``beta``.
     """
-    from grouping import partition
-    from grouping.rpcs import rpcs
+    from rrcheck.grouping import partition
+    from rrcheck.grouping.rpcs import rpcs
 
     if method not in METHODS:
         raise UsageError(f"unknown grouping method {method!r}; use one of {', '.join(METHODS)}")

@@ -15,9 +15,9 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, PositiveInt, ValidationError
 
-from checker.errors import UsageError
-from grouping.graph import CommGraph, edges_of
-from grouping.groups import validate
+from rrcheck.checker.errors import UsageError
+from rrcheck.grouping.graph import CommGraph, edges_of
+from rrcheck.grouping.groups import validate
 
 
 class CommGraphFile(BaseModel):

@@ -13,8 +13,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from grouping.graph import CommGraph
-from grouping.placement import by_slot
+from rrcheck.grouping.graph import CommGraph
+from rrcheck.grouping.placement import by_slot
 
 N_PROCS = 1024
 PER_NODE = 16

@@ -17,8 +17,8 @@ from __future__ import annotations
 import numpy as np
 import pymetis
 
-from checker.errors import UsageError
-from grouping.cost import cost_eq1, restart_ratio
+from rrcheck.checker.errors import UsageError
+from rrcheck.grouping.cost import cost_eq1, restart_ratio
 
 _METIS_MAX_WEIGHT = 1_000_000
 

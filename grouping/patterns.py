@@ -6,7 +6,7 @@
   with non-communicating "land" processes (seed 002 §V.B–C, Figs. 8 and 10).
 - ``geofem``: GEOFEM-like 3-D FEM pattern, 28³ processes on 12 × 12 × 10 nodes
   (seed 002 §V.B–C, Figs. 7 and 9).
-NAS-like patterns (seed 003 §4, Table 1) live in ``grouping.nas``. ``PATTERNS`` and
+NAS-like patterns (seed 003 §4, Table 1) live in ``rrcheck.grouping.nas``. ``PATTERNS`` and
 ``load_pattern`` name them for the CLI; grouping/README.md says where they differ from
 the papers' traces.
 """
@@ -15,9 +15,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from checker.errors import UsageError
-from grouping.graph import CommGraph
-from grouping.placement import dual_bisection, grid_cells
+from rrcheck.checker.errors import UsageError
+from rrcheck.grouping.graph import CommGraph
+from rrcheck.grouping.placement import dual_bisection, grid_cells
 
 
 def _neighbour_edges(shape, offsets, volumes, mask=None, periodic=False):
@@ -141,16 +141,16 @@ def _dims(spec, d, label):
 
 
 def pattern_names() -> list[str]:
-    from grouping import nas
+    from rrcheck.grouping import nas
     return ["grid2d:WxH", "grid3d:XxYxZ", "cgpop", "geofem", *nas.NAS_PATTERNS]
 
 
 def load_pattern(name: str) -> CommGraph:
     """A pattern by name (``cgpop``, ``geofem``, ``grid2d:100x100``, ``nas-cg`` …) or a
-    communication-graph JSON file (``grouping.io``)."""
-    from grouping import nas
+    communication-graph JSON file (``rrcheck.grouping.io``)."""
+    from rrcheck.grouping import nas
     if name.endswith(".json"):
-        from grouping.io import load_graph
+        from rrcheck.grouping.io import load_graph
         return load_graph(name)
     head, _, arg = name.partition(":")
     if head == "grid2d" and arg:

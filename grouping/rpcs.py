@@ -29,7 +29,7 @@ import math
 
 import numpy as np
 
-from checker.errors import UsageError
+from rrcheck.checker.errors import UsageError
 
 
 class NodeGrid:

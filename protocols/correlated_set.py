@@ -25,8 +25,8 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from protocols.base import Checkpoint, Context, Note, Packet, Send, Step
-from protocols.logging import MessageLogging, Saved, Stab, Vol
+from rrcheck.protocols.base import Checkpoint, Context, Note, Packet, Send, Step
+from rrcheck.protocols.logging import MessageLogging, Saved, Stab, Vol
 
 
 class CorrelatedSet(MessageLogging):

@@ -40,7 +40,7 @@ be unreceived, and a receiver crash loses it (mutant 9).
 """
 from __future__ import annotations
 
-from protocols.rbml import ReceiverBased
+from rrcheck.protocols.rbml import ReceiverBased
 
 
 class Hybrid(ReceiverBased):

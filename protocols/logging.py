@@ -22,9 +22,9 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from typing import Any
 
-from protocols.base import (AppMsg, Checkpoint, Context, Deliver, Mail, Note, Packet,
+from rrcheck.protocols.base import (AppMsg, Checkpoint, Context, Deliver, Mail, Note, Packet,
                             Protocol, Restore, Send, Step)
-from protocols.rbml import ReceiverBased
+from rrcheck.protocols.rbml import ReceiverBased
 
 
 @dataclass(frozen=True, slots=True)

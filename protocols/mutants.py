@@ -8,14 +8,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from protocols.app_level import AppLevel
-from protocols.base import Protocol
-from protocols.coordinated import BlockingCoordinated, ChandyLamport
-from protocols.correlated_set import CorrelatedSet
-from protocols.hmpl import Hybrid
-from protocols.logging import ThesisSBML
-from protocols.rbml import ReceiverBased
-from protocols.send_deterministic import SendDeterministic
+from rrcheck.protocols.app_level import AppLevel
+from rrcheck.protocols.base import Protocol
+from rrcheck.protocols.coordinated import BlockingCoordinated, ChandyLamport
+from rrcheck.protocols.correlated_set import CorrelatedSet
+from rrcheck.protocols.hmpl import Hybrid
+from rrcheck.protocols.logging import ThesisSBML
+from rrcheck.protocols.rbml import ReceiverBased
+from rrcheck.protocols.send_deterministic import SendDeterministic
 
 PROTOCOLS: dict[str, type[Protocol]] = {
     "coordinated": BlockingCoordinated,
@@ -179,7 +179,7 @@ MUTANTS: dict[str, Mutant] = {m.name: m for m in (
 
 
 def build(protocol: str, mutant: str | None = None) -> Protocol:
-    from checker.errors import UsageError
+    from rrcheck.checker.errors import UsageError
     if mutant:
         if mutant not in MUTANTS:
             raise UsageError(f"unknown mutant {mutant!r}; `rrcheck list` shows them all")

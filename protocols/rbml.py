@@ -36,7 +36,7 @@ from dataclasses import dataclass, replace
 from functools import lru_cache
 from typing import Any
 
-from protocols.base import (ANY, AppMsg, Checkpoint, Context, Deliver, Mail, Note, Packet,
+from rrcheck.protocols.base import (ANY, AppMsg, Checkpoint, Context, Deliver, Mail, Note, Packet,
                             Protocol, Restore, Send, Step)
 
 CHOICE = -1  # the "source" of a logged nondet outcome; its SSN field holds the outcome

@@ -76,7 +76,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from typing import Any
 
-from protocols.base import (AppMsg, Checkpoint, Context, Deliver, Mail, Note, Packet,
+from rrcheck.protocols.base import (AppMsg, Checkpoint, Context, Deliver, Mail, Note, Packet,
                             Protocol, Restore, Send, Step)
 
 RUN, RESTART, AWAIT = "run", "restart", "await"

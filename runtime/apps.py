@@ -19,7 +19,7 @@ from functools import partial
 
 import numpy as np
 
-from checker import workloads as W
+from rrcheck.checker import workloads as W
 
 
 def digest(arrays: dict) -> str:
@@ -180,7 +180,7 @@ class MasterWorker:
         return {"digest": digest(keep), "sum": float(sum(keep[k].sum() for k in sorted(keep)))}
 
 
-from runtime.apps_hpc import CG, Collective  # noqa: E402 - they use digest above
+from rrcheck.runtime.apps_hpc import CG, Collective  # noqa: E402 - they use digest above
 
 APPS = {"stencil2d": (Stencil2D, "stencil2d"), "ring": (Ring, "ring"), "pingpong": (PingPong, "pingpong"),
         "master_worker": (MasterWorker, "master_worker"), "cg": (CG, "cg"),

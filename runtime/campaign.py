@@ -19,7 +19,7 @@ import random
 import time
 from pathlib import Path
 
-from runtime import launch as L
+from rrcheck.runtime import launch as L
 
 
 WORKLOADS = ("stencil2d", "ring", "master_worker", "cg", "hier_bcast", "hier_reduce", "flat_bcast", "flat_reduce")
@@ -28,9 +28,9 @@ WORKLOADS = ("stencil2d", "ring", "master_worker", "cg", "hier_bcast", "hier_red
 def fits(protocol: str, workload: str, n: int, nodes: int) -> bool:
     """The workload is within the protocol's assumptions (a protocol for
     send-deterministic applications does not run master_worker)."""
-    from checker.workloads import NON_DETERMINISTIC
-    from protocols.mutants import PROTOCOLS
-    from runtime.apps import twin
+    from rrcheck.checker.workloads import NON_DETERMINISTIC
+    from rrcheck.protocols.mutants import PROTOCOLS
+    from rrcheck.runtime.apps import twin
     return not (getattr(PROTOCOLS[protocol], "requires_send_determinism", False)
                 and twin(workload, n, nodes, 1).determinism == NON_DETERMINISTIC)
 

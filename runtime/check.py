@@ -2,7 +2,7 @@
 
 The journals of a run hold, per rank incarnation, the scheduler events it
 executed. They are merged into one execution of the model (checker/model.py)
-and replayed there with the :class:`checker.invariants.Judge`, exactly as a
+and replayed there with the :class:`rrcheck.checker.invariants.Judge`, exactly as a
 counterexample file is (checker/trace.py). The merge is by failure
 generation: every event is stamped with the number of failures its rank knew
 of (F, propagated on every packet), so
@@ -28,12 +28,12 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from checker.errors import UsageError
-from checker.invariants import Judge, Violation, applicable
-from checker.model import Bounds, System
-from checker.workloads import DETERMINISTIC
-from runtime import apps
-from runtime.files import Event, RunConfig, journal_path, load_config, load_journal, protocol_of
+from rrcheck.checker.errors import UsageError
+from rrcheck.checker.invariants import Judge, Violation, applicable
+from rrcheck.checker.model import Bounds, System
+from rrcheck.checker.workloads import DETERMINISTIC
+from rrcheck.runtime import apps
+from rrcheck.runtime.files import Event, RunConfig, journal_path, load_config, load_journal, protocol_of
 
 
 FAILURE_FREE_OPS = 40  # a non-deterministic twin up to this size is enumerated (master_worker n=4, 2 rounds: 5 s)
@@ -72,9 +72,9 @@ def failure_free_finals(system: System) -> set | None:
     if system.workload.determinism != DETERMINISTIC:
         if sum(len(prog) for prog in system.workload.programs) > FAILURE_FREE_OPS:
             return None  # too many interleavings to enumerate: FailureFreeEquivalence is not judged
-        from checker.classify import failure_free
+        from rrcheck.checker.classify import failure_free
         return set(failure_free(system.workload).finals)
-    from protocols.base import Plain
+    from rrcheck.protocols.base import Plain
     plain = System(Plain(), system.workload, Bounds(failures=0, checkpoints=0))
     s = plain.initial()
     while True:

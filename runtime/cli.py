@@ -4,7 +4,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from checker.errors import UsageError
+from rrcheck.checker.errors import UsageError
 
 WITNESSES = ("rollbacks", "survivor_rollbacks", "crashes", "node_crashes", "checkpoints", "replayed_receptions",
              "logged_messages_resent", "duplicates_dropped", "stale_dropped", "in_transit_at_recovery_line",
@@ -54,7 +54,7 @@ def add_parsers(sub) -> None:
 
 
 def cmd_run(args) -> int:
-    from runtime import launch as L
+    from rrcheck.runtime import launch as L
     cfg = L.make_config(args.protocol, args.workload, args.ranks, args.nodes, iters=args.iters, size=args.size,
                         mode=args.mode, crashes=args.crash, checkpoint_every=args.checkpoint_every,
                         mutant=args.mutant)
@@ -94,7 +94,7 @@ def print_run(rep) -> None:
 
 
 def cmd_check_trace(args) -> int:
-    from runtime.check import check_trace
+    from rrcheck.runtime.check import check_trace
     if not Path(args.run_dir).is_dir():
         raise UsageError(f"{args.run_dir}: not a run directory (rrcheck run --out DIR writes one)")
     r = check_trace(args.run_dir)
@@ -112,7 +112,7 @@ def cmd_check_trace(args) -> int:
 
 
 def cmd_campaign(args) -> int:
-    from runtime.campaign import campaign, print_report
+    from rrcheck.runtime.campaign import campaign, print_report
     protocols = args.protocols.split(",") if args.protocols else None
     modes = [m.strip() for m in args.modes.split(",")]
     if any(m not in ("soft", "kill") for m in modes):

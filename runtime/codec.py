@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import struct
 
-from protocols.base import AppMsg, Packet
+from rrcheck.protocols.base import AppMsg, Packet
 
 _ENV = struct.Struct("<iiqii")      # src, dst, channel seq, generation F, failures K
 _MSG = struct.Struct("<iiiiiiq")    # gid (src, dst, k), src, dst, tag, payload

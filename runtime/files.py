@@ -11,7 +11,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from checker.errors import UsageError
+from rrcheck.checker.errors import UsageError
 
 SCHEMA_VERSION = 1
 
@@ -131,8 +131,8 @@ def load_result(run_dir: Path, rank: int) -> Result | None:
 def protocol_of(cfg: RunConfig):
     """The protocol object of a run: a registered protocol or mutant, or
     ``none`` (bare MPI: the failure-free reference)."""
-    from protocols.base import Plain
-    from protocols.mutants import build
+    from rrcheck.protocols.base import Plain
+    from rrcheck.protocols.mutants import build
     if cfg.protocol == "none":
         return Plain()
     proto = build(cfg.protocol, cfg.mutant)

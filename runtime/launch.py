@@ -17,9 +17,9 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from checker.errors import UsageError
-from runtime import apps
-from runtime.files import CrashSpec, RunConfig, load_result
+from rrcheck.checker.errors import UsageError
+from rrcheck.runtime import apps
+from rrcheck.runtime.files import CrashSpec, RunConfig, load_result
 
 ROOT = Path(__file__).resolve().parent.parent
 TEARDOWN_GRACE = 15.0
@@ -33,7 +33,7 @@ RUNTIME_PROTOCOLS_EXCLUDED: set[str] = {"chandy-lamport", "app-level"}
 def supported() -> list[str]:
     """The protocols the runtime drives: every one in the registry but those
     excluded above."""
-    from protocols.mutants import PROTOCOLS
+    from rrcheck.protocols.mutants import PROTOCOLS
     return [p for p in PROTOCOLS if p not in RUNTIME_PROTOCOLS_EXCLUDED]
 
 
@@ -54,7 +54,7 @@ def parse_crash(spec: str, index: int, n: int, nodes: int) -> CrashSpec:
 def make_config(protocol: str, workload: str, n: int, nodes: int, *, iters: int = 10, size: int | None = None,
                 mode: str = "soft", crashes: list[str] = (), checkpoint_every: int = 20,
                 grouping: list[int] | None = None, mutant: str | None = None, trace: bool = True) -> RunConfig:
-    from protocols.mutants import MUTANTS, PROTOCOLS
+    from rrcheck.protocols.mutants import MUTANTS, PROTOCOLS
     if protocol != "none" and protocol not in PROTOCOLS:
         raise UsageError(f"unknown protocol {protocol!r}; the runtime drives {', '.join(supported())}")
     if protocol in RUNTIME_PROTOCOLS_EXCLUDED:
@@ -118,7 +118,7 @@ def _kill_leftover_ranks(run_dir: Path) -> None:
         pid = int(f.name[4:])
         try:
             cmd = Path(f"/proc/{pid}/cmdline").read_bytes()
-            if b"runtime.worker" in cmd and str(run_dir).encode() in cmd:
+            if b"rrcheck.runtime.worker" in cmd and str(run_dir).encode() in cmd:
                 os.kill(pid, signal.SIGKILL)
         except (OSError, ValueError):
             pass
@@ -135,7 +135,7 @@ def launch(cfg: RunConfig, run_dir: Path, timeout: float, hostfile: str | None =
         cmd += ["--hostfile", hostfile]
     if cfg.mode == "kill":
         cmd += ["--with-ft", "ulfm", "--mca", "mpi_ft_detector", "true"]
-    cmd += [sys.executable, "-m", "runtime.worker", str(run_dir)]
+    cmd += [sys.executable, "-m", "rrcheck.runtime.worker", str(run_dir)]
     teardown_killed = False
     t0 = time.perf_counter()
     with open(run_dir / "mpiexec.out", "wb") as out, open(run_dir / "mpiexec.err", "wb") as err:
@@ -182,7 +182,7 @@ def outputs(results, deterministic: bool = True) -> list:
 
 
 def _deterministic(cfg: RunConfig) -> bool:
-    from checker.workloads import DETERMINISTIC
+    from rrcheck.checker.workloads import DETERMINISTIC
     return apps.twin(cfg.workload, cfg.n, cfg.nodes, cfg.iters).determinism == DETERMINISTIC
 
 
@@ -249,7 +249,7 @@ def run(cfg: RunConfig, run_dir: Path, timeout: float = 120.0, hostfile: str | N
         # after a hang the journals are a consistent cut (a packet is journaled
         # before it is sent): the model says whether the protocol itself is
         # stuck there (a violation explains the hang) or the runtime is
-        from runtime.check import check_trace
+        from rrcheck.runtime.check import check_trace
         trace = check_trace(run_dir, partial=got.status == "hang").as_dict()
     return RunReport(cfg.protocol, cfg.workload, cfg.n, cfg.nodes, cfg.mode, specs, got.status,
                      round(got.seconds, 2), failures, equal, trace, str(run_dir), got.stderr, got.teardown_killed)

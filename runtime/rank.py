@@ -23,13 +23,13 @@ from __future__ import annotations
 from collections import Counter
 from pathlib import Path
 
-from checker.workloads import M32, mix
-from protocols.base import (ANY, AppMsg, Checkpoint, Context, Deliver, Note, Restore,
+from rrcheck.checker.workloads import M32, mix
+from rrcheck.protocols.base import (ANY, AppMsg, Checkpoint, Context, Deliver, Note, Restore,
                             Send)
-from runtime import apps, codec
-from runtime.files import Journal, Result, RunConfig, journal_path, protocol_of
-from runtime.storage import Outbox, Store
-from runtime.transport import Rendezvous
+from rrcheck.runtime import apps, codec
+from rrcheck.runtime.files import Journal, Result, RunConfig, journal_path, protocol_of
+from rrcheck.runtime.storage import Outbox, Store
+from rrcheck.runtime.transport import Rendezvous
 
 
 def _takes(op: tuple, m: AppMsg) -> bool:

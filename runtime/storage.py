@@ -50,7 +50,7 @@ def _enc(v, blobs: list):
         a = a if a.flags.c_contiguous else a.copy(order="C")  # (ascontiguousarray makes 0-d 1-d)
         blobs.append(a.tobytes())
         return {"a": [a.dtype.str, list(a.shape), len(blobs) - 1, isinstance(v, np.generic)]}
-    if dataclasses.is_dataclass(v) and type(v).__module__.startswith("protocols."):
+    if dataclasses.is_dataclass(v) and type(v).__module__.startswith("rrcheck.protocols."):
         cls = type(v)
         return {"c": [f"{cls.__module__}:{cls.__qualname__}",
                       [_enc(getattr(v, f.name), blobs) for f in dataclasses.fields(v)]]}
@@ -82,7 +82,7 @@ def _dec(v, blobs: list):
     if tag == "c":
         name, fields = x
         mod, _, qual = name.partition(":")
-        if not mod.startswith("protocols."):
+        if not mod.startswith("rrcheck.protocols."):
             raise CorruptFile(f"{name} is not a protocol's state")
         cls = getattr(importlib.import_module(mod), qual, None)
         if cls is None or not dataclasses.is_dataclass(cls):

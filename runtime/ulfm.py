@@ -16,7 +16,7 @@ import signal
 import sys
 from pathlib import Path
 
-from runtime.files import journal_path, load_journal
+from rrcheck.runtime.files import journal_path, load_journal
 
 
 def die() -> None:
@@ -39,7 +39,7 @@ def repair(comm, MPI, run_dir: Path, me: int):
     old, new = comm.Get_group(), shrunk.Get_group()
     alive = MPI.Group.Translate_ranks(new, list(range(new.Get_size())), old)
     dead = sorted(set(range(comm.Get_size())) - set(alive))
-    args = ["-m", "runtime.worker", str(run_dir), "--replace", ",".join(map(str, dead))]
+    args = ["-m", "rrcheck.runtime.worker", str(run_dir), "--replace", ",".join(map(str, dead))]
     inter = shrunk.Spawn(sys.executable, args, maxprocs=len(dead), root=0)
     merged = inter.Merge(high=False)
     out = errhandler(merged.Split(0, me), MPI)

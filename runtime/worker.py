@@ -1,4 +1,4 @@
-"""The program ``mpiexec`` starts on every rank: ``python -m runtime.worker RUN_DIR``.
+"""The program ``mpiexec`` starts on every rank: ``python -m rrcheck.runtime.worker RUN_DIR``.
 
 Its loop takes, in this order, packets that have arrived, a protocol-internal
 step, an application step; between them it injects the failures of the run
@@ -15,10 +15,10 @@ import threading
 import time
 from pathlib import Path
 
-from runtime import ulfm
-from runtime.files import load_config
-from runtime.rank import Rank
-from runtime.transport import Idle, Transport, mpi
+from rrcheck.runtime import ulfm
+from rrcheck.runtime.files import load_config
+from rrcheck.runtime.rank import Rank
+from rrcheck.runtime.transport import Idle, Transport, mpi
 
 PROBE_EVERY = 0.005
 

@@ -1,6 +1,6 @@
 import pytest
 
-from checker.check import run_check
+from rrcheck.checker.check import run_check
 
 
 @pytest.fixture(scope="session")

@@ -5,11 +5,11 @@ import sys
 
 import pytest
 
-from checker.cli import main
+from rrcheck.checker.cli import main
 
 
 def run(*argv):
-    return subprocess.run([sys.executable, "-m", "checker.cli", *argv], capture_output=True, text=True)
+    return subprocess.run([sys.executable, "-m", "rrcheck", *argv], capture_output=True, text=True)
 
 
 @pytest.mark.parametrize("argv,needle", [

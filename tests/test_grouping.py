@@ -9,16 +9,16 @@ import json
 import numpy as np
 import pytest
 
-from checker.errors import UsageError
-from grouping import CommGraph, from_groups, make_grouping, validate
-from grouping import cli, nas, partition
-from grouping.groups import compact
-from grouping.capture import FirstIterationCapture, from_sends
-from grouping.cost import cost_eq1, evaluate, node_restart_ratio, restart_ratio
-from grouping.io import load_graph, load_grouping, save_graph
-from grouping.patterns import cgpop, cgpop_land, geofem, grid2d, grid3d, load_pattern
-from grouping.placement import dual_bisection, grid_cells
-from grouping.rpcs import NodeGrid, propagate_group_ids, rpcs_regions
+from rrcheck.checker.errors import UsageError
+from rrcheck.grouping import CommGraph, from_groups, make_grouping, validate
+from rrcheck.grouping import cli, nas, partition
+from rrcheck.grouping.groups import compact
+from rrcheck.grouping.capture import FirstIterationCapture, from_sends
+from rrcheck.grouping.cost import cost_eq1, evaluate, node_restart_ratio, restart_ratio
+from rrcheck.grouping.io import load_graph, load_grouping, save_graph
+from rrcheck.grouping.patterns import cgpop, cgpop_land, geofem, grid2d, grid3d, load_pattern
+from rrcheck.grouping.placement import dual_bisection, grid_cells
+from rrcheck.grouping.rpcs import NodeGrid, propagate_group_ids, rpcs_regions
 
 
 def _stencil_on_nodes(p=(8, 8), nodes=(4, 4)):

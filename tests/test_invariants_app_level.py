@@ -6,12 +6,12 @@ from dataclasses import replace
 
 import pytest
 
-from checker import workloads as W
-from checker.classify import failure_free
-from checker.model import Bounds, System
-from checker.scenarios import DEFAULTS, MUTANT_SCENARIOS
-from protocols.app_level import AppLevel, stopped
-from protocols.base import AppMsg, Context, Deliver, Packet, Restore, Send
+from rrcheck.checker import workloads as W
+from rrcheck.checker.classify import failure_free
+from rrcheck.checker.model import Bounds, System
+from rrcheck.checker.scenarios import DEFAULTS, MUTANT_SCENARIOS
+from rrcheck.protocols.app_level import AppLevel, stopped
+from rrcheck.protocols.base import AppMsg, Context, Deliver, Packet, Restore, Send
 
 SC = {sc.workload: sc for sc in DEFAULTS["app-level"]}
 
@@ -195,8 +195,8 @@ def test_invariants_app_level_node_crash_restarts_both():
     incarnation wins and everyone meets at a line both can reach."""
     from dataclasses import replace as dc_replace
 
-    from checker.explore import explore
-    from checker.invariants import Judge
+    from rrcheck.checker.explore import explore
+    from rrcheck.checker.invariants import Judge
     w = dc_replace(W.make("c3_two_epochs"), node_of=(0, 0))
     system = System(AppLevel(), w, Bounds(failures=1, checkpoints=2, crash_kinds=("node",)))
     r = explore(system, Judge(system, None, failure_free(w).finals))

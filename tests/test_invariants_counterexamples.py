@@ -4,9 +4,9 @@ from pathlib import Path
 
 import pytest
 
-from checker import trace as T
-from checker.render import svg
-from protocols.mutants import MUTANTS
+from rrcheck.checker import trace as T
+from rrcheck.checker.render import svg
+from rrcheck.protocols.mutants import MUTANTS
 
 CURATED = Path(__file__).resolve().parents[1] / "counterexamples"
 FILES = sorted(CURATED.glob("*.json"))

@@ -4,9 +4,9 @@ thesis' assumption (no failure during recovery) make the difference they
 claim, and HMPL's own properties each catch a mutant on their own."""
 import pytest
 
-from checker import trace as T
-from checker.scenarios import DEFAULTS, MUTANT_SCENARIOS, Scenario
-from protocols.mutants import MUTANTS
+from rrcheck.checker import trace as T
+from rrcheck.checker.scenarios import DEFAULTS, MUTANT_SCENARIOS, Scenario
+from rrcheck.protocols.mutants import MUTANTS
 
 MOMENTS = ("crash_receiver_before_t2", "crash_receiver_t2_t4", "crash_receiver_t4_t6",
            "crash_receiver_after_t6", "crash_sender_with_tb")

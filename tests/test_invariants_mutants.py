@@ -3,9 +3,9 @@ counterexample file that replays; and every property catches some mutant
 when it alone is checked."""
 import pytest
 
-from checker import trace as T
-from checker.scenarios import MUTANT_SCENARIOS
-from protocols.mutants import MUTANTS
+from rrcheck.checker import trace as T
+from rrcheck.checker.scenarios import MUTANT_SCENARIOS
+from rrcheck.protocols.mutants import MUTANTS
 
 
 @pytest.mark.parametrize("name", sorted(MUTANTS))
@@ -57,7 +57,7 @@ def test_invariants_reductions_keep_the_verdict(checked, name):
 def test_invariants_other_strategies_catch_theorem2(strategy):
     """Depth-first search and seeded random walks find Theorem 2's execution too,
     and the random walk's counterexample replays."""
-    from checker.check import run_check
+    from rrcheck.checker.check import run_check
     name = "correlated-set/no-internal-event-logging"
     c = run_check("correlated-set", MUTANT_SCENARIOS[name], name, strategy=strategy, seed=7)
     assert c.result.verdict == "violation" and c.result.violation.property in MUTANTS[name].catches
@@ -65,7 +65,7 @@ def test_invariants_other_strategies_catch_theorem2(strategy):
 
 
 def test_invariants_depth_bound_makes_search_incomplete():
-    from checker.check import run_check
-    from checker.scenarios import Scenario
+    from rrcheck.checker.check import run_check
+    from rrcheck.checker.scenarios import Scenario
     r = run_check("sbml", Scenario("ring", 2, 2, depth=3)).result
     assert r.verdict == "incomplete" and "depth" in r.reason

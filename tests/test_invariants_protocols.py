@@ -3,7 +3,7 @@ scenarios — and the pass is not vacuous: failures, rollbacks and checkpoints
 happened, and runs with failures reached their end."""
 import pytest
 
-from checker.scenarios import DEFAULTS, SLOW, Scenario
+from rrcheck.checker.scenarios import DEFAULTS, SLOW, Scenario
 
 TWO_BY_TWO = ("correlated-set", next(sc for sc in DEFAULTS["correlated-set"]
                                      if sc.workload == "pairs" and sc.checkpoints))
@@ -117,8 +117,8 @@ def test_invariants_reductions_keep_terminal_states(protocol, scenario):
     """The reductions (crash points, ignored deliveries, stubborn sets) reach
     exactly the terminal states of the full interleaving semantics — where the
     end-of-run properties are judged — through fewer states."""
-    from checker.explore import reachable
-    from checker.scenarios import make_system
+    from rrcheck.checker.explore import reachable
+    from rrcheck.checker.scenarios import make_system
     system, _ = make_system(protocol, scenario)
     full, red = set(), set()
     n_full = reachable(system, full.add)

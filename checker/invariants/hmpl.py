@@ -10,7 +10,7 @@ TB bound nor the final erasure applies, and its "logger" is the sender).
 """
 from __future__ import annotations
 
-from checker.invariants import Property, Violation, register
+from rrcheck.checker.invariants import Property, Violation, register
 
 FAMILY = ("hmpl", "rbml")
 LOGGING = FAMILY + ("sbml",)  # SBML: the log of a reception is held by its sender

@@ -18,7 +18,7 @@
 """
 from __future__ import annotations
 
-from checker.invariants import Property, Violation, register
+from rrcheck.checker.invariants import Property, Violation, register
 
 PROTOCOLS = ("send-deterministic",)
 
