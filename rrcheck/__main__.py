@@ -1,6 +1,6 @@
 """``python -m rrcheck`` is the ``rrcheck`` command."""
 import sys
 
-from rrcheck.checker.cli import main
+from rrcheck.cli import main
 
 sys.exit(main())

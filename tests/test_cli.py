@@ -5,7 +5,7 @@ import sys
 
 import pytest
 
-from rrcheck.checker.cli import main
+from rrcheck.cli import main
 
 
 def run(*argv):

@@ -9,7 +9,7 @@ import pytest
 from rrcheck.checker import workloads as W
 from rrcheck.checker.check import run_check
 from rrcheck.checker.classify import failure_free
-from rrcheck.checker.cli import main
+from rrcheck.cli import main
 from rrcheck.checker.errors import UsageError
 from rrcheck.checker.explore import CRASHES, explore
 from rrcheck.checker.invariants import Judge

@@ -11,7 +11,7 @@ import json
 import pytest
 
 from rrcheck.checker import trace as T
-from rrcheck.checker.cli import main
+from rrcheck.cli import main
 from rrcheck.checker.fuzz import (FUZZ_SCENARIOS, at_least_twice, fuzz_scenario, procs_of, run_fuzz,
                           sequential_failures)
 from rrcheck.checker.scenarios import DEFAULTS, MUTANT_SCENARIOS, Scenario, make_system

@@ -2,7 +2,7 @@
 the command line's usage errors."""
 import pytest
 
-from rrcheck.checker.cli import main
+from rrcheck.cli import main
 from rrcheck.checker.errors import UsageError
 from rrcheck.protocols.base import AppMsg, Packet
 from rrcheck.runtime import codec, launch

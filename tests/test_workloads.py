@@ -3,7 +3,7 @@ import pytest
 
 from rrcheck.checker import workloads as W
 from rrcheck.checker.classify import failure_free
-from rrcheck.checker.cli import main
+from rrcheck.cli import main
 
 
 @pytest.mark.parametrize("name", sorted(W.WORKLOADS))

@@ -1,4 +1,4 @@
-"""The ``rrcheck`` command.
+"""The model-checking subcommands: ``list``, ``check``, ``check-workload``, ``replay``.
 
     rrcheck list [--json]
     rrcheck check PROTOCOL [--workload W] [--procs N] [--nodes M] [--failures F]
@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import sys
 from pathlib import Path
 
 from rrcheck.checker.errors import UsageError
@@ -37,28 +36,6 @@ KEY_WITNESSES = ("rollbacks", "survivor_rollbacks", "crashes", "node_crashes", "
                  "tb_messages_resent", "logger_dropped_unacked")
 
 
-def main(argv: list[str] | None = None) -> int:
-    parser = _parser()
-    args = parser.parse_args(argv)
-    try:
-        return args.func(args)
-    except UsageError as e:
-        print(f"rrcheck: {e}", file=sys.stderr)
-        return 2
-    except KeyboardInterrupt:
-        print("rrcheck: interrupted", file=sys.stderr)
-        return 130
-    except BrokenPipeError:  # `rrcheck list | head`
-        sys.stderr.close()
-        return 0
-
-
-class _Parser(argparse.ArgumentParser):
-    def error(self, message: str):  # one line, status 2
-        self.exit(2, f"rrcheck: {message} (see `rrcheck {self.prog.split()[-1]} --help`)\n"
-                  if " " in self.prog else f"rrcheck: {message} (see `rrcheck --help`)\n")
-
-
 def scenario_args(s: argparse.ArgumentParser) -> None:
     """The options that change a default scenario (check, fuzz)."""
     s.add_argument("--workload")
@@ -70,9 +47,7 @@ def scenario_args(s: argparse.ArgumentParser) -> None:
                    help="checkpoints only at the workload's checkpoint sites")
 
 
-def _parser() -> argparse.ArgumentParser:
-    p = _Parser(prog="rrcheck", description="Model checking of rollback-recovery protocols.")
-    sub = p.add_subparsers(dest="cmd", required=True, parser_class=_Parser)
+def add_parsers(sub) -> None:
 
     s = sub.add_parser("list", help="protocols, mutants, workloads and invariants")
     s.add_argument("--json", action="store_true")
@@ -112,22 +87,6 @@ def _parser() -> argparse.ArgumentParser:
     s.add_argument("--svg", help="write a space-time diagram")
     s.add_argument("--json", action="store_true")
     s.set_defaults(func=cmd_replay)
-
-    from rrcheck.checker import fuzz
-    fuzz.add_parser(sub)
-    try:  # the MPI runtime: rrcheck run, check-trace, campaign (runtime/cli.py)
-        from rrcheck.runtime import cli as runtime_cli
-        runtime_cli.add_parsers(sub)
-    except ImportError:  # pragma: no cover - the runtime package is absent
-        pass
-
-    try:
-        from rrcheck.grouping import cli as grouping_cli
-        grouping_cli.add_parser(sub)
-        sub.choices["group"].set_defaults(func=grouping_cli.run)
-    except ImportError:  # pragma: no cover - grouping needs numpy and pymetis
-        pass
-    return p
 
 
 def cmd_list(args) -> int:
@@ -237,11 +196,11 @@ def cmd_check(args) -> int:
     if args.json:
         print(json.dumps(c.as_dict(), indent=1))
     else:
-        _print_check(c)
+        print_check(c)
     return {"pass": 0, "violation": 1, "incomplete": 3}[c.result.verdict]
 
 
-def _print_check(c) -> None:
+def print_check(c) -> None:
     r = c.result
     who = c.mutant or c.protocol
     print(f"{who} on {c.scenario.label()}: {r.verdict.upper()}")
@@ -323,6 +282,3 @@ def cmd_replay(args) -> int:
             print(f"diagram: {args.svg}")
     return 0 if same else 1
 
-
-if __name__ == "__main__":
-    sys.exit(main())

@@ -1,0 +1,53 @@
+"""The ``rrcheck`` command: one dispatcher over the engines, which never import it.
+
+    rrcheck list | check | check-workload | replay | fuzz     the model (rrcheck.cli.check, .fuzz)
+    rrcheck run | check-trace | campaign                      real MPI (rrcheck.runtime.cli)
+    rrcheck group                                             forming groups (rrcheck.grouping.cli)
+
+Exit status: 0 as expected (a pass; for ``--all`` every protocol passes and
+every mutant is caught; for ``replay`` the same violation reproduced), 1 a
+violation or a surprise, 2 a usage error (one line on stderr), 3 incomplete,
+130 interrupted.
+"""
+from __future__ import annotations
+
+import argparse
+import sys
+
+from rrcheck import __version__
+from rrcheck.checker.errors import UsageError
+
+
+class Parser(argparse.ArgumentParser):
+    def error(self, message: str):  # one line, status 2
+        self.exit(2, f"rrcheck: {message} (see `rrcheck {self.prog.split()[-1]} --help`)\n"
+                  if " " in self.prog else f"rrcheck: {message} (see `rrcheck --help`)\n")
+
+
+def parser() -> argparse.ArgumentParser:
+    from rrcheck.cli import check, fuzz
+    from rrcheck.grouping import cli as grouping_cli
+    from rrcheck.runtime import cli as runtime_cli
+    p = Parser(prog="rrcheck", description="Model checking of rollback-recovery protocols.")
+    p.add_argument("--version", action="version", version=f"rrcheck {__version__}")
+    sub = p.add_subparsers(dest="cmd", required=True, parser_class=Parser)
+    check.add_parsers(sub)
+    fuzz.add_parser(sub)
+    runtime_cli.add_parsers(sub)
+    grouping_cli.add_parser(sub)
+    return p
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = parser().parse_args(argv)
+    try:
+        return args.func(args)
+    except UsageError as e:
+        print(f"rrcheck: {e}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("rrcheck: interrupted", file=sys.stderr)
+        return 130
+    except BrokenPipeError:  # `rrcheck list | head`
+        sys.stderr.close()
+        return 0
