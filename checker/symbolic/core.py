@@ -51,7 +51,7 @@ class Sorts:
 @dataclass(frozen=True)
 class Symbol:
     name: str
-    args: tuple[str, ...]
+    args: tuple[str, ...] = ()
     range: str = "bool"
 
 
