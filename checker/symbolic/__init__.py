@@ -7,10 +7,10 @@ from __future__ import annotations
 
 from rrcheck.checker.errors import UsageError
 from rrcheck.checker.scenarios import MUTANT_SCENARIOS
-from rrcheck.checker.symbolic import chandy_lamport, core, pessimism, phases, reach, theorem1
+from rrcheck.checker.symbolic import chandy_lamport, core, log_end, pessimism, phases, reach, theorem1
 from rrcheck.protocols.mutants import MUTANTS
 
-LEMMAS = {m.NAME: m for m in (theorem1, chandy_lamport, pessimism, phases)}
+LEMMAS = {m.NAME: m for m in (theorem1, chandy_lamport, pessimism, phases, log_end)}
 
 
 def module(name: str):
