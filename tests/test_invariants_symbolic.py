@@ -26,10 +26,24 @@ def test_invariants_symbolic_lemma_proved(name):
 
 @pytest.mark.parametrize("name,mutant", PAIRS)
 def test_invariants_symbolic_mutant_counterexample(name, mutant):
+    """The mutant's knob breaks the proof (a CTI), and Z3 finds an execution
+    from Init of the mutant's transition relation that violates a safety
+    conjunct of the lemma."""
     o = symbolic.prove(name, mutant, explore=False)
     assert not o.proved
-    assert o.cti.conjunct in [c for c, _ in symbolic.module(name).build().conjuncts]
+    lemma = symbolic.build(name, mutant)
+    assert o.cti.conjunct in [c for c, _ in lemma.conjuncts]
     assert sum(len(v) for v in o.cti.universe.values()) <= core.MAX_UNIVERSE
+    ex = o.cti.execution
+    assert ex is not None and ex["violates"] and set(ex["violates"]) <= set(lemma.safety)
+    assert ex["steps"][0]["action"] is None and len(ex["steps"]) >= 2
+
+
+@pytest.mark.parametrize("name", list(symbolic.LEMMAS))
+def test_invariants_symbolic_correct_has_no_short_violation(name):
+    """Bounded model checking of the correct relation from Init finds nothing
+    (a sanity check of the encoding beside the proof)."""
+    assert core.bmc(symbolic.build(name), max_depth=4, max_universe=4) is None
 
 
 @pytest.mark.parametrize("name,mutant", PAIRS)

@@ -50,10 +50,13 @@ def scenario_for(name: str, mutant: str | None):
 
 
 def prove(name: str, mutant: str | None = None, explore: bool = True, cpu_limit: float = 60.0) -> core.Outcome:
-    """Check the lemma; on a CTI, ask the explicit explorer whether the
+    """Check the lemma; on a CTI, search Z3 for a short execution from Init
+    that violates a safety conjunct, and ask the explicit explorer whether the
     lemma's Python twin fails on a reachable state of a matching scenario."""
     lemma = build(name, mutant)
     out = core.check(lemma, mutant)
+    if out.cti is not None:
+        out.cti.execution = core.bmc(lemma)
     if out.cti is not None and explore:
         protocol, sc = scenario_for(name, mutant)
         r = reach.search(protocol, sc, module(name).twin, mutant, cpu_limit=cpu_limit)

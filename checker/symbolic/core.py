@@ -156,12 +156,13 @@ class CTI:
     mutant: str | None = None
     verdict: str = ""          # real bug | missing strengthening | unknown, after the explorer is asked
     explorer: dict = field(default_factory=dict)
+    execution: dict | None = None  # a bounded execution from Init violating a safety conjunct (bmc)
 
     def as_dict(self) -> dict:
         return {"lemma": self.lemma, "mutant": self.mutant, "conjunct": self.conjunct,
                 "action": self.action, "args": self.args, "universe": self.universe,
                 "rigid": self.rigid, "pre": self.pre, "post": self.post,
-                "verdict": self.verdict, "explorer": self.explorer}
+                "verdict": self.verdict, "explorer": self.explorer, "execution": self.execution}
 
 
 @dataclass
@@ -284,43 +285,48 @@ def _minimal_cti(lemma, rigid, action, j, fs, pre, post, args, minimise: bool) -
     return _read(lemma, rigid, action, j, m, pre, post, args, elems)
 
 
-def _read(lemma, rigid, action, j, m, pre, post, args, elems) -> CTI:
-    """The model as tables over named elements (``proc0``, ``msg1``, ...)."""
-    names: dict[str, str] = {}
-    universe: dict[str, list[str]] = {}
-    for sort, es in elems.items():
-        seen = []
-        for e in es:
-            v = m.eval(e, model_completion=True)
-            if str(v) not in names:
-                names[str(v)] = f"{sort}{len(seen)}"
-                seen.append(v)
-        elems[sort] = seen
-        universe[sort] = [names[str(v)] for v in seen]
+class _Reader:
+    """A model as tables over named elements (``proc0``, ``msg1``, ...)."""
 
-    def show(v) -> str | bool:
+    def __init__(self, lemma: Lemma, m: z3.ModelRef, elems: dict):
+        self.lemma, self.m = lemma, m
+        self.names: dict[str, str] = {}
+        self.elems: dict[str, list] = {}
+        self.universe: dict[str, list[str]] = {}
+        for sort, es in elems.items():
+            seen = []
+            for e in es:
+                v = m.eval(e, model_completion=True)
+                if str(v) not in self.names:
+                    self.names[str(v)] = f"{sort}{len(seen)}"
+                    seen.append(v)
+            self.elems[sort] = seen
+            self.universe[sort] = [self.names[str(v)] for v in seen]
+
+    def show(self, v):
+        v = self.m.eval(v, model_completion=True)
         if z3.is_true(v):
             return True
         if z3.is_false(v):
             return False
-        return names.get(str(v), str(v))
+        return self.names.get(str(v), str(v))
 
-    def domain(sort: str) -> list:
-        if sort in elems:
-            return elems[sort]
-        return list(lemma.sorts.enum_values[sort].values())
+    def _domain(self, sort: str) -> list:
+        if sort in self.elems:
+            return self.elems[sort]
+        return list(self.lemma.sorts.enum_values[sort].values())
 
-    def table(vocab, symbols) -> dict:
+    def table(self, vocab: Vocab, symbols) -> dict:
         out = {}
         for sym in symbols:
             f = getattr(vocab, sym.name)
             if not sym.args:
-                out[sym.name] = show(m.eval(f, model_completion=True))
+                out[sym.name] = self.show(f)
                 continue
             rows = []
-            for xs in itertools.product(*[domain(a) for a in sym.args]):
-                v = show(m.eval(f(*xs), model_completion=True))
-                key = ",".join(str(show(x)) for x in xs)
+            for xs in itertools.product(*[self._domain(a) for a in sym.args]):
+                v = self.show(f(*xs))
+                key = ",".join(str(self.show(x)) for x in xs)
                 if sym.range == "bool":
                     if v is True:
                         rows.append(key)
@@ -329,10 +335,74 @@ def _read(lemma, rigid, action, j, m, pre, post, args, elems) -> CTI:
             out[sym.name] = rows
         return out
 
+
+def _read(lemma, rigid, action, j, m, pre, post, args, elems) -> CTI:
+    rd = _Reader(lemma, m, elems)
     return CTI(lemma.name, lemma.conjuncts[j][0], action.name if action else None,
-               {pn: show(m.eval(a, model_completion=True)) for (pn, _), a in zip(action.params if action else (), args)},
-               universe, table(rigid, lemma.rigid), table(pre, lemma.state),
-               table(post, lemma.state) if post is not None else {})
+               {pn: rd.show(a) for (pn, _), a in zip(action.params if action else (), args)},
+               rd.universe, rd.table(rigid, lemma.rigid), rd.table(pre, lemma.state),
+               rd.table(post, lemma.state) if post is not None else {})
+
+
+# --- bounded executions from Init ------------------------------------------------
+
+MAX_DEPTH = 8
+
+
+def bmc(lemma: Lemma, max_depth: int = MAX_DEPTH, max_universe: int = 6) -> dict | None:
+    """The shortest execution from Init, over the smallest universe, that
+    ends in a state violating a safety conjunct (a bug, not a CTI): a dict
+    with the universe, the rigid symbols and the steps; None if there is none
+    within the bounds."""
+    names = lemma.sorts.uninterpreted
+    for sizes in _size_vectors(names):
+        if sum(sizes.values()) > max_universe:
+            break
+        found = _bmc(lemma, sizes, max_depth)
+        if found:
+            return found
+    return None
+
+
+def _bmc(lemma: Lemma, sizes: dict, max_depth: int) -> dict | None:
+    s = lemma.sorts
+    rigid = Vocab(s, lemma.rigid, "")
+    bound, elems = _bound(s, sizes)
+    states = [lemma.vocab("@0")]
+    sv = z3.Solver()
+    sv.set("timeout", 20_000)
+    sv.add(*lemma.axioms(rigid), *bound, *lemma.init(rigid, states[0]))
+    by_name = dict(lemma.conjuncts)
+    safety = [by_name[n] for n in lemma.safety]
+    steps = []
+    for i in range(max_depth):
+        pre, post = states[-1], lemma.vocab(f"@{i + 1}")
+        states.append(post)
+        pick = []
+        for a in lemma.actions:
+            args = [z3.Const(f"{a.name}@{i}.{pn}", s[ps]) for pn, ps in a.params]
+            b = z3.Bool(f"take@{i}.{a.name}")
+            sv.add(z3.Implies(b, z3.And(*a.formula(rigid, pre, post, *args), *frame(lemma, pre, post, a.modifies))))
+            pick.append((b, a, args))
+        sv.add(z3.Or([b for b, _, _ in pick]))
+        steps.append(pick)
+        sv.push()
+        flags = [z3.Bool(f"violates@{i}.{n}") for n in lemma.safety]
+        sv.add(*[f == z3.Not(c(rigid, post)) for f, c in zip(flags, safety)], z3.Or(flags))
+        r = sv.check()
+        if r == z3.sat:
+            m = sv.model()
+            rd = _Reader(lemma, m, elems)
+            trace = [{"action": None, "state": rd.table(states[0], lemma.state)}]
+            for k, pick in enumerate(steps):
+                b, a, args = next((b, a, args) for b, a, args in pick if z3.is_true(m.eval(b, model_completion=True)))
+                trace.append({"action": a.name, "args": {pn: rd.show(x) for (pn, _), x in zip(a.params, args)},
+                              "state": rd.table(states[k + 1], lemma.state)})
+            broken = [n for n, f in zip(lemma.safety, flags) if z3.is_true(m.eval(f, model_completion=True))]
+            return {"universe": rd.universe, "rigid": rd.table(rigid, lemma.rigid), "violates": broken,
+                    "steps": trace}
+        sv.pop()
+    return None
 
 
 def total_order(sorts: Sorts, le, sort: str) -> list[z3.BoolRef]:
