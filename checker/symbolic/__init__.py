@@ -7,10 +7,10 @@ from __future__ import annotations
 
 from rrcheck.checker.errors import UsageError
 from rrcheck.checker.scenarios import MUTANT_SCENARIOS
-from rrcheck.checker.symbolic import chandy_lamport, core, log_end, pessimism, phases, reach, theorem1
+from rrcheck.checker.symbolic import chandy_lamport, core, log_end, pessimism, phases, reach, replay, theorem1
 from rrcheck.protocols.mutants import MUTANTS
 
-LEMMAS = {m.NAME: m for m in (theorem1, chandy_lamport, pessimism, phases, log_end)}
+LEMMAS = {m.NAME: m for m in (theorem1, replay, phases, pessimism, log_end, chandy_lamport)}
 
 
 def module(name: str):
@@ -56,7 +56,8 @@ def prove(name: str, mutant: str | None = None, explore: bool = True, cpu_limit:
     lemma = build(name, mutant)
     out = core.check(lemma, mutant)
     if out.cti is not None:
-        out.cti.execution = core.bmc(lemma)
+        start = {s: len(es) for s, es in out.cti.universe.items()}
+        out.cti.execution = core.bmc(lemma, start=start, **getattr(module(name), "BMC", {}))
     if out.cti is not None and explore:
         protocol, sc = scenario_for(name, mutant)
         r = reach.search(protocol, sc, module(name).twin, mutant, cpu_limit=cpu_limit)

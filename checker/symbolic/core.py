@@ -349,15 +349,18 @@ def _read(lemma, rigid, action, j, m, pre, post, args, elems) -> CTI:
 MAX_DEPTH = 8
 
 
-def bmc(lemma: Lemma, max_depth: int = MAX_DEPTH, max_universe: int = 6) -> dict | None:
-    """The shortest execution from Init, over the smallest universe, that
-    ends in a state violating a safety conjunct (a bug, not a CTI): a dict
-    with the universe, the rigid symbols and the steps; None if there is none
-    within the bounds."""
+def bmc(lemma: Lemma, max_depth: int = MAX_DEPTH, max_universe: int = 6,
+        start: dict[str, int] | None = None) -> dict | None:
+    """The shortest execution from Init, over the smallest universe (at least
+    ``start``, e.g. the CTI's), that ends in a state violating a safety
+    conjunct (a bug, not a CTI): a dict with the universe, the rigid symbols
+    and the steps; None if there is none within the bounds."""
     names = lemma.sorts.uninterpreted
     for sizes in _size_vectors(names):
         if sum(sizes.values()) > max_universe:
             break
+        if start and any(sizes[n] < start.get(n, 1) for n in names):
+            continue
         found = _bmc(lemma, sizes, max_depth)
         if found:
             return found
