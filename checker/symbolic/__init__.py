@@ -7,10 +7,10 @@ from __future__ import annotations
 
 from rrcheck.checker.errors import UsageError
 from rrcheck.checker.scenarios import MUTANT_SCENARIOS
-from rrcheck.checker.symbolic import chandy_lamport, core, log_end, pessimism, phases, reach, replay, theorem1
+from rrcheck.checker.symbolic import chandy_lamport, core, hmpl, log_end, pessimism, phases, reach, replay, theorem1
 from rrcheck.protocols.mutants import MUTANTS
 
-LEMMAS = {m.NAME: m for m in (theorem1, replay, phases, pessimism, log_end, chandy_lamport)}
+LEMMAS = {m.NAME: m for m in (theorem1, replay, phases, pessimism, hmpl, log_end, chandy_lamport)}
 
 
 def module(name: str):
