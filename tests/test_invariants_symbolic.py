@@ -55,8 +55,12 @@ def test_invariants_symbolic_twin_fails_for_mutant(name, mutant):
     assert r.trace
 
 
-@pytest.mark.parametrize("name,sc", [(n, sc) for n, mod in symbolic.LEMMAS.items() for sc in mod.SCENARIOS],
-                         ids=lambda x: x if isinstance(x, str) else x.label())
+# each lemma's first scenario by default, the others with -m slow
+TWIN_SCENARIOS = [pytest.param(n, sc, id=f"{n}-{sc.label()}", marks=() if i == 0 else pytest.mark.slow)
+                  for n, mod in symbolic.LEMMAS.items() for i, sc in enumerate(mod.SCENARIOS)]
+
+
+@pytest.mark.parametrize("name,sc", TWIN_SCENARIOS)
 def test_invariants_symbolic_twin_holds_on_correct_protocol(name, sc):
     mod = symbolic.module(name)
     for protocol in getattr(mod, "PROTOCOLS", (mod.PROTOCOL,)):

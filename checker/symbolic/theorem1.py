@@ -160,7 +160,7 @@ def build(silence: bool = True) -> Lemma:
 
 KNOBS = {"silence": True}
 MUTANTS = ("correlated-set/no-internal-silence",)
-SCENARIOS = (Scenario("ring", 2, 1), Scenario("pingpong", 2, 1))
+SCENARIOS = (Scenario("pingpong", 2, 1), Scenario("ring", 2, 1))
 
 
 def twin(judge, before, action, s, obs):
