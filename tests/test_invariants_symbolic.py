@@ -94,3 +94,30 @@ def test_cli_prove_mutant_saves_cti(tmp_path, capsys):
     assert "counterexample to induction" in text and "verdict: real bug" in text
     saved = json.loads(next((tmp_path / "o").iterdir()).read_text())
     assert saved["lemma"] == name and saved["mutant"] == mutant and saved["verdict"] == "real bug"
+
+
+def _without(lemma, action, pick):
+    """The lemma with one guard of ``action`` removed (the one ``pick`` selects)."""
+    import dataclasses
+
+    def formula(*args, f=next(a for a in lemma.actions if a.name == action).formula):
+        out = list(f(*args))
+        drop = [i for i, x in enumerate(out) if pick(str(x))]
+        assert len(drop) == 1, drop
+        return out[:drop[0]] + out[drop[0] + 1:]
+    acts = tuple(dataclasses.replace(a, formula=formula) if a.name == action else a for a in lemma.actions)
+    return dataclasses.replace(lemma, actions=acts)
+
+
+def test_invariants_symbolic_proofs_need_their_guards():
+    """The proofs rest on the rules they are about: without the FIFO guard of
+    a token (Theorem 1's drain) or a marker (Chandy–Lamport), or the release
+    rule of the restart process (Fig. 6 line 20), each fails with a CTI at that
+    action."""
+    cases = [(symbolic.build("theorem1"), "token", lambda s: "arrived" in s and "bt" in s),
+             (symbolic.build("chandy-lamport"), "marker", lambda s: "arrived" in s and "bm" in s),
+             (symbolic.build("phases"), "release", lambda s: "pending" in s and "le(" in s)]
+    for lemma, action, pick in cases:
+        o = core.check(_without(lemma, action, pick))
+        assert not o.proved, lemma.name
+        assert o.cti.action == action, o.cti
