@@ -10,8 +10,6 @@ timeline for the space-time diagram (checker/render.py).
 from __future__ import annotations
 
 import json
-import os
-import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
@@ -74,18 +72,10 @@ def to_json_events(trace: list[tuple]) -> list[list]:
 
 
 def write_atomic(path: Path, text: str) -> None:
-    """Write a file whole or not at all."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "w") as f:
-            f.write(text)
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+    """Write a file whole or not at all (rrcheck.files: symlinks written
+    through, devices in place, the user's umask)."""
+    from rrcheck.files import write_text
+    write_text(path, text)
 
 
 def save(path: Path, cx: Counterexample) -> Path:

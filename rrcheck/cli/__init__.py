@@ -38,8 +38,17 @@ def parser() -> argparse.ArgumentParser:
     return p
 
 
+def _interrupt(signum, frame):
+    raise KeyboardInterrupt
+
+
 def main(argv: list[str] | None = None) -> int:
     args = parser().parse_args(argv)
+    # Ctrl-C, a kill or a closed terminal all end a command the same way: every
+    # process it started is ended and what was finished is kept
+    import signal
+    for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
+        signal.signal(sig, _interrupt)
     try:
         return args.func(args)
     except UsageError as e:
