@@ -75,6 +75,7 @@ class Workload:
     group_of: tuple[int, ...] | None = None  # default: one group per node
     fifo: bool = True
     labels: dict = field(default_factory=dict, compare=False)  # gid -> name (m1, m2, …)
+    spec: dict | None = field(default=None, compare=False)  # a workload file's document (workload_file.py)
 
     @property
     def n(self) -> int:
@@ -389,10 +390,23 @@ FIXED = {"fig1", "fig2", "theorem2", "pairs",  # fixed size and placement: a pap
          "fig46", "testany", "wildcard_race"}
 
 
+def is_file(name: str) -> bool:
+    """A workload named by a path: a TOML or JSON file of the user's (checker/workload_file.py)."""
+    return name.endswith((".toml", ".json"))
+
+
 def make(name: str, procs: int | None = None, nodes: int | None = None) -> Workload:
+    """A built-in workload at the size asked, or a workload file; sizes it
+    cannot have are refused, never clamped."""
     from rrcheck.checker.errors import UsageError
+    if is_file(name):
+        if procs or nodes:
+            raise UsageError(f"workload file {name} fixes its processes and nodes; drop --procs/--nodes")
+        from rrcheck.checker.workload_file import load
+        return load(name)
     if name not in WORKLOADS:
-        raise UsageError(f"unknown workload {name!r}; choose one of {', '.join(WORKLOADS)} (rrcheck list)")
+        raise UsageError(f"unknown workload {name!r}; choose one of {', '.join(WORKLOADS)} (rrcheck list), "
+                         "or give a .toml/.json workload file")
     if name in FIXED:
         if procs or nodes:
             raise UsageError(f"workload {name!r} is a fixed execution (a paper's figure or one rule's case); drop --procs/--nodes")
@@ -401,12 +415,19 @@ def make(name: str, procs: int | None = None, nodes: int | None = None) -> Workl
     if procs is not None:
         if procs < 2:
             raise UsageError("--procs must be at least 2")
+        if procs > 16:
+            raise UsageError(f"--procs {procs}: at most 16 processes (an exhaustive search ends far below)")
         kw["n"] = procs
     if nodes is not None:
         if nodes < 1:
             raise UsageError("--nodes must be at least 1")
         kw["nodes"] = nodes
-    return WORKLOADS[name](**kw)
+    w = WORKLOADS[name](**kw)
+    if procs is not None and w.n != procs:
+        raise UsageError(f"workload {name!r} needs at least {w.n} processes; --procs {procs} is too few")
+    if nodes is not None and nodes > w.n:
+        raise UsageError(f"--nodes {nodes}: more nodes than the {w.n} processes of {name!r}")
+    return w
 
 
 # -- the model twins of the MPI runtime's workloads (runtime/apps.py) --------------
