@@ -47,8 +47,9 @@ def main(argv: list[str] | None = None) -> int:
     # Ctrl-C, a kill or a closed terminal all end a command the same way: every
     # process it started is ended and what was finished is kept
     import signal
-    for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
-        signal.signal(sig, _interrupt)
+    import threading
+    before = {sig: signal.signal(sig, _interrupt) for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)} \
+        if threading.current_thread() is threading.main_thread() else {}
     try:
         return args.func(args)
     except UsageError as e:
@@ -60,3 +61,6 @@ def main(argv: list[str] | None = None) -> int:
     except BrokenPipeError:  # `rrcheck list | head`
         sys.stderr.close()
         return 0
+    finally:
+        for sig, handler in before.items():
+            signal.signal(sig, handler)
