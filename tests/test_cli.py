@@ -193,9 +193,13 @@ def test_a_hand_written_workload_is_checked_fuzzed_and_replayed(tmp_path, capsys
         assert "reproduced" in capsys.readouterr().out
 
 
-def test_a_hand_written_workload_passes_the_correct_protocol_with_the_api():
+def test_a_workload_document_passes_the_correct_protocol_with_the_api():
     from rrcheck import check
-    c = check("sbml", str(RACE), crash_kinds=("process",), failures=1, checkpoints=0)
+    ping = {"name": "ping", "determinism": "deterministic", "nodes": [0, 1],
+            "process": [{"program": [{"op": "send", "to": 1}, {"op": "checkpoint_site"}, {"op": "recv", "from": 1}]},
+                        {"program": [{"op": "recv", "from": 0}, {"op": "send", "to": 0}]}]}
+    c = check("sbml", ping, crash_kinds=("process",), failures=1, checkpoints=0)
     assert c.result.verdict == "pass" and c.vacuous is None and c.result.witnesses["rollbacks"] > 0
+    assert c.scenario.label().startswith("ping.json n=2/2nodes")
     c = check(mutant="sbml/no-event-logging", workload=str(RACE), crash_kinds=("process",))
     assert c.result.verdict == "violation" and c.result.violation.property == "NoOrphan"
