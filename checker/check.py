@@ -65,7 +65,7 @@ def vacuity(protocol: str, scenario: Scenario, result: Result) -> str | None:
     if scenario.checkpoints > 0 and w.get("checkpoints", 0) == 0:
         why.append(f"a bound of {scenario.checkpoints} checkpoint(s) but no checkpoint taken")
     if protocol == "correlated-set" and scenario.failures and w.get("theorem1_lines_checked", 0) == 0:
-        why.append("Theorem1 never applied (no correlated set rolled back)")
+        why.append("Theorem1 never checked a recovery line (no rollback of a set with an internal message)")
     return "; ".join(why) or None
 
 
