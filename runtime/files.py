@@ -48,8 +48,8 @@ class Event(BaseModel):
     message by its gid, ``deliver`` the packet by its channel seq), the number
     of failures the rank knew of, and the packets it put on the wire."""
     model_config = ConfigDict(extra="forbid")
-    a: list
-    F: int = 0
+    a: list = Field(min_length=1, max_length=8)
+    F: int = Field(0, ge=0)
     out: list[tuple[int, int, str]] = []
     f: int | None = None             # crash records: the failure's index
     victims: list[int] | None = None
@@ -137,7 +137,9 @@ def load_config(run_dir: Path) -> RunConfig:
     return cfg
 
 
-def load_journal(path: Path) -> list[Event]:
+def load_journal(path: Path, n: int | None = None) -> list[Event]:
+    """A rank incarnation's events; ``n``: the run's ranks, which every event
+    must name within."""
     events = []
     lines = _read(path, "journal", empty_ok=True).splitlines()
     for i, line in enumerate(lines):
@@ -147,6 +149,10 @@ def load_journal(path: Path) -> list[Event]:
             if i == len(lines) - 1 and i > 0:  # a torn last line: the rank was killed while writing it
                 break
             raise UsageError(f"{path}:{i + 1}: not a journal event rrcheck wrote ({e.errors()[0]['msg']})") from None
+        ev = events[-1]
+        if not isinstance(ev.a[0], str) or len(ev.a) < 2 or not isinstance(ev.a[1], int) or ev.a[1] < 0 \
+                or (n is not None and (ev.a[1] >= n or any(not 0 <= v < n for v in ev.victims or []))):
+            raise UsageError(f"{path}:{i + 1}: not a journal event of a run of {n} ranks: {ev.a}")
     return events
 
 

@@ -203,3 +203,9 @@ def test_a_workload_document_passes_the_correct_protocol_with_the_api():
     assert c.scenario.label().startswith("ping.json n=2/2nodes")
     c = check(mutant="sbml/no-event-logging", workload=str(RACE), crash_kinds=("process",))
     assert c.result.verdict == "violation" and c.result.violation.property == "NoOrphan"
+
+
+def test_an_incomplete_check_all_exits_3(tmp_path, capsys):
+    assert main(["check", "--all", "--max-states", "10", "--no-progress", "--out", str(tmp_path)]) == 3
+    out = capsys.readouterr().out
+    assert "INCOMPLETE" in out and "incomplete" in out.splitlines()[-2]
