@@ -209,3 +209,11 @@ def test_an_incomplete_check_all_exits_3(tmp_path, capsys):
     assert main(["check", "--all", "--max-states", "10", "--no-progress", "--out", str(tmp_path)]) == 3
     out = capsys.readouterr().out
     assert "INCOMPLETE" in out and "incomplete" in out.splitlines()[-2]
+
+
+def test_every_curated_counterexample_replays_with_its_values(capsys):
+    root = Path(__file__).resolve().parent.parent / "counterexamples"
+    for f in sorted(root.glob("*.json")):
+        assert main(["replay", str(f), "--json"]) == 0, f
+        d = json.loads(capsys.readouterr().out)
+        assert d["reproduced"] and d["difference"] is None

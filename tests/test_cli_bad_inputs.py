@@ -182,6 +182,8 @@ CASES = [
     ("replay-unknown-protocol", ["replay", CX], edited(lambda d: d.update(protocol="nope")), 2, "unknown protocol"),
     ("replay-knob-value", ["replay", CX], edited(lambda d: d["knobs"].update(drop_duplicates=True)), 2,
      "knob drop_duplicates"),
+    ("replay-mutant-knob-dropped", ["replay", CX], edited(lambda d: d["knobs"].pop("drop_duplicates")), 2,
+     "knob drop_duplicates missing"),
     ("replay-made-up-knob", ["replay", CX], edited(lambda d: d["knobs"].update(warp=1)), 2, "no knob 'warp'"),
     ("replay-property-not-applicable", ["replay", CX], edited(lambda d: d["properties"].append("CausalReplayOrder")),
      2, "does not apply"),
