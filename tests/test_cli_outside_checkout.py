@@ -29,9 +29,12 @@ def rrcheck(*argv, cwd, timeout=300, check=True):
     return p
 
 
-def checkout_state() -> str:
-    return subprocess.run(["git", "status", "--porcelain", "--ignored", "--untracked-files=all"], cwd=CHECKOUT,
-                          capture_output=True, text=True).stdout
+def checkout_state() -> list[str]:
+    """What git sees in the checkout, but Python's bytecode caches and pytest's own."""
+    out = subprocess.run(["git", "status", "--porcelain", "--ignored", "--untracked-files=all"], cwd=CHECKOUT,
+                         capture_output=True, text=True).stdout
+    return [x for x in out.splitlines() if not any(k in x for k in ("__pycache__", ".pytest_cache", ".egg-info",
+                                                                    ".hypothesis"))]
 
 
 @pytest.fixture
