@@ -22,6 +22,9 @@ from rrcheck.runtime import apps
 from rrcheck.runtime.files import CrashSpec, RunConfig, load_result
 
 TEARDOWN_GRACE = 15.0
+MAX_RANKS = 256            # refused before launching: every rank is a process here
+MAX_SIDE = 8192            # --size of a grid workload: a side, squared in memory
+MAX_ELEMENTS = 1 << 28     # --size of the others: elements or bytes
 # Chandy–Lamport restores recorded in-transit messages from its stable channel
 # state; the runtime would need a receiver-side copy of their data there.
 # C3 (app-level) checkpoints only at the program's checkpoint sites (seed 001),
@@ -70,6 +73,11 @@ def make_config(protocol: str, workload: str, n: int, nodes: int, *, iters: int 
         raise UsageError("--iters must be positive")
     if size is not None and size < 1:
         raise UsageError("--size must be positive")
+    if n > MAX_RANKS:
+        raise UsageError(f"-n {n}: at most {MAX_RANKS} ranks on this launcher (they are oversubscribed)")
+    limit = MAX_SIDE if workload in ("stencil2d", "cg") else MAX_ELEMENTS
+    if size is not None and size > limit:
+        raise UsageError(f"--size {size}: at most {limit:,} for {workload} (memory is allocated per rank)")
     twin = apps.twin(workload, n, nodes, iters)
     specs = [parse_crash(c, i + 1, n, nodes) for i, c in enumerate(crashes)]
     group_of = list(grouping) if grouping else list(twin.node_of)

@@ -232,6 +232,8 @@ CASES = [
     ("run-crash-rank", ["run", "sbml", "--crash", "9@10"], nothing, 2, "there are 4 ranks"),
     ("run-crash-garbage", ["run", "sbml", "--crash", "soon"], nothing, 2, "RANK@EVENT"),
     ("run-timeout-0", ["run", "sbml", "--timeout", "0"], nothing, 2, "--timeout"),
+    ("run-oversized-ranks", ["run", "sbml", "-n", "100000", "--nodes", "2"], nothing, 2, "at most 256"),
+    ("run-oversized-size", ["run", "sbml", "--size", "1000000"], nothing, 2, "at most 8,192"),
     ("run-iters-0", ["run", "sbml", "--iters", "0"], nothing, 2, "--iters"),
     ("run-not-driven", ["run", "chandy-lamport"], nothing, 2, "does not drive"),
     ("run-workload", ["run", "sbml", "--workload", "fig1"], nothing, 2, "unknown runtime workload"),
