@@ -136,7 +136,7 @@ def test_fuzz_command_writes_a_counterexample_that_replays(tmp_path, capsys):
     assert main(["fuzz", "--mutant", "sbml/no-duplicate-suppression", "--out", str(tmp_path), "--json"]) == 1
     d = json.loads(capsys.readouterr().out)
     assert d["verdict"] == "violation" and d["caught"] and d["engine"] == "hypothesis"
-    assert d["scenario"] == "pingpong f=2 c=0 process no-failure-in-recovery" and d["examples_to_find"] >= 1
+    assert d["scenario"] == "pingpong n=2/2nodes f=2 c=0 process no-failure-in-recovery" and d["examples_to_find"] >= 1
     for key in ("states", "transitions", "depth", "seconds", "witnesses", "property", "trace_length"):
         assert key in d
     assert main(["replay", d["counterexample"], "--json"]) == 0
