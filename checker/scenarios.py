@@ -35,11 +35,18 @@ class Scenario:
                       no_failure_during_recovery=self.no_failure_during_recovery)
 
     def label(self) -> str:
-        size = (f" n={self.procs}" if self.procs else "") + (f"/{self.nodes}nodes" if self.nodes else "")
+        """The workload and every value used: processes, nodes, failures, checkpoints."""
+        from pathlib import Path
+        try:
+            w = W.make(self.workload, self.procs, self.nodes)
+            size = f" n={w.n}/{len(set(w.node_of))}nodes"
+        except UsageError:
+            size = ""
+        name = Path(self.workload).name if W.is_file(self.workload) else self.workload
         where = "@sites" if self.at_sites else ""
         kinds = "" if len(self.crash_kinds) == 2 else f" {self.crash_kinds[0]}"
         calm = " no-failure-in-recovery" if self.no_failure_during_recovery else ""
-        return f"{self.workload}{size} f={self.failures} c={self.checkpoints}{where}{kinds}{calm}"
+        return f"{name}{size} f={self.failures} c={self.checkpoints}{where}{kinds}{calm}"
 
 
 # Every correct protocol on at least three scenarios, chosen so that the
@@ -205,7 +212,13 @@ def system_for(cx) -> tuple[System, W.Workload]:
         proto = proto_cls(**cx.knobs)
     except ValueError as e:
         raise UsageError(f"counterexample knobs: {e}")
-    workload = W.make(cx.workload, cx.procs, cx.nodes)
+    if cx.workload_spec is not None:
+        from rrcheck.checker.workload_file import build
+        workload = build(cx.workload_spec, "the counterexample's workload")
+        if workload.name != cx.workload:
+            raise UsageError(f"counterexample names workload {cx.workload!r} but embeds {workload.name!r}")
+    else:
+        workload = W.make(cx.workload, cx.procs, cx.nodes)
     if list(workload.node_of) != cx.placement:
         raise UsageError(f"counterexample placement {cx.placement} differs from workload {cx.workload!r}'s")
     b = cx.bounds

@@ -59,6 +59,9 @@ def run(args) -> int:
     k = _groups(args.groups)
     if not (0 <= args.alpha and 0 <= args.beta):
         raise UsageError("--alpha and --beta must be 0 or more")
+    if args.save:
+        from rrcheck.files import check_file
+        check_file(args.save, "--save")
     graph = load_pattern(args.pattern)
     t0 = time.perf_counter()
     group_of = make_grouping(graph, args.method, k, level=args.level, seed=args.seed,

@@ -13,6 +13,8 @@ the papers' traces.
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from rrcheck.checker.errors import UsageError
@@ -130,6 +132,9 @@ def geofem(p=28, nodes=(12, 12, 10), s=10) -> CommGraph:
                                  node_coords=grid_cells(nodes), name="geofem")
 
 
+MAX_PROCESSES = 1_000_000   # refused before any allocation
+
+
 def _dims(spec, d, label):
     try:
         dims = tuple(int(x) for x in spec.lower().split("x"))
@@ -137,6 +142,8 @@ def _dims(spec, d, label):
         dims = ()
     if len(dims) != d or any(x < 1 for x in dims):
         raise UsageError(f"pattern {label}:{spec} needs {d} positive sizes like {label}:{'x'.join(['100'] * d)}")
+    if math.prod(dims) > MAX_PROCESSES:
+        raise UsageError(f"pattern {label}:{spec} has {math.prod(dims):,} processes; at most {MAX_PROCESSES:,}")
     return dims
 
 

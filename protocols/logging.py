@@ -232,7 +232,7 @@ class SenderBased(MessageLogging):
 
     name = "sbml"
     scope = "failed"
-    source = "seed 000 §2.2; seed 004 §4.1 (L1032–1053)"
+    source = "Bouteiller et al. 2013 §2.2; Meyer 2014 §4.1.1"
 
 
 def _set(t: tuple, i: int, v: Any) -> tuple:
@@ -270,7 +270,7 @@ class ThesisSBML(ReceiverBased):
 
     name = "sbml"
     scope = "failed"
-    source = "seed 004 §4.1.1 (L1032–1053, Fig. 4.1); seed 000 §2.2"
+    source = "Meyer 2014 §4.1.1, Fig. 4.1; Bouteiller et al. 2013 §2.2"
     KNOBS = {
         **ReceiverBased.KNOBS,
         "release_at": "never",       # the Message Log is kept until the receiver checkpoints

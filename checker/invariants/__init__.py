@@ -28,7 +28,7 @@ DESCRIPTIONS = {
     "FailureFreeEquivalence": "a terminated run with failures ends in the final state of some failure-free run",
     "Termination": "no reachable state is stuck with unfinished processes or an unfinished recovery",
     "RollbackScope": "only the processes the protocol promises roll back after a failure",
-    "Theorem1": "seed 000 Thm 1: at a rollback of a correlated set, no intra-set message crosses its "
+    "Theorem1": "Bouteiller et al. 2013, Theorem 1: at a rollback of a correlated set, no intra-set message crosses its "
                 "recovery line from past to future",
 }
 

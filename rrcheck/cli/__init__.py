@@ -39,8 +39,18 @@ def parser() -> argparse.ArgumentParser:
     return p
 
 
+def _interrupt(signum, frame):
+    raise KeyboardInterrupt
+
+
 def main(argv: list[str] | None = None) -> int:
     args = parser().parse_args(argv)
+    # Ctrl-C, a kill or a closed terminal all end a command the same way: every
+    # process it started is ended and what was finished is kept
+    import signal
+    import threading
+    before = {sig: signal.signal(sig, _interrupt) for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)} \
+        if threading.current_thread() is threading.main_thread() else {}
     try:
         return args.func(args)
     except UsageError as e:
@@ -52,3 +62,6 @@ def main(argv: list[str] | None = None) -> int:
     except BrokenPipeError:  # `rrcheck list | head`
         sys.stderr.close()
         return 0
+    finally:
+        for sig, handler in before.items():
+            signal.signal(sig, handler)
