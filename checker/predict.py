@@ -215,7 +215,7 @@ class Durability:
     """For each reception (or choice) of each rank: the events that make its
     determinant durable (all needed; None: never durable) and the rank that
     holds it (lost if that rank fails too); and each rank's checkpoints."""
-    need: dict = field(default_factory=dict)      # (p, i) -> (tuple of Ev, holder) | None
+    need: dict = field(default_factory=dict)      # (p, i) -> (tuple of Ev, holder rank or None) | None
     checkpoints: list = field(default_factory=list)  # per rank: positions of its checkpoint events
 
 
@@ -233,7 +233,8 @@ def durability(trace: Trace, proto, ctx) -> Durability:
                     next_log = e
                 elif e.a[0] == "recv":
                     src = e.got[0]
-                    d.need[(p, e.i)] = ((next_log,), p) if proto._logged(ctx, p, src) and next_log else None
+                    # the event log is stable storage: it survives p's failure (holder None)
+                    d.need[(p, e.i)] = ((next_log,), None) if proto._logged(ctx, p, src) and next_log else None
                 elif e.a[0] == "choose":
                     d.need[(p, e.i)] = None  # choices are not event-logged by this family
             continue
@@ -343,52 +344,68 @@ def relaxable(proto, r: Ev) -> bool:
     return not (proto.block_on_wildcard and wildcard)
 
 
-def _postponable(e: Ev, w: int, r: Ev, s: Ev) -> bool:
-    """The logging round trip of w's receptions from r on: w forwarding its
-    log entries and taking confirmations (before its send s), a holder taking
-    an entry of w's and confirming it."""
-    if e.p == w:
-        return r.i < e.i < s.i and ((e.a[0] == "internal" and e.a[2] == "forward")
-                                    or (e.a[0] == "deliver" and e.kind == "logged"))
-    return (e.a[0] == "deliver" and e.a[1] == w and e.kind == "log") or (
-        e.a[0] == "internal" and e.a[2] == f"confirm:{w}")
+def postponable(trace: Trace, r: Ev, s: Ev) -> tuple[set, dict]:
+    """The logging round trip of the receptions of r's process w from r on,
+    before its send s: w forwarding its log entries and taking confirmations,
+    a holder taking such an entry and confirming it (the k-th ``confirm:w``
+    step of a holder confirms the k-th entry it took from w). Returns the set
+    of (rank, position) and, for each confirmation, the entry it needs."""
+    w = r.p
+    out = {(w, e.i) for e in trace.events[w][r.i:s.i - 1]
+           if (e.a[0] == "internal" and e.a[2] == "forward") or (e.a[0] == "deliver" and e.kind == "logged")}
+    needs: dict = {}
+    for h in range(trace.n):
+        if h == w:
+            continue
+        took = [e for e in trace.events[h] if e.a[0] == "deliver" and e.a[1] == w and e.kind == "log"]
+        conf = [e for e in trace.events[h] if e.a[0] == "internal" and e.a[2] == f"confirm:{w}"]
+        for k, e in enumerate(took):
+            if trace.pkt_from[(w, h, e.a[3])].i >= r.i:
+                out.add((h, e.i))
+                if k < len(conf):
+                    out.add((h, conf[k].i))
+                    needs[(h, conf[k].i)] = e
+    return out, needs
 
 
 def relaxed_cut(trace: Trace, r: Ev, s: Ev, dl: Ev, relax: bool):
     """The smallest cut holding the send s and the survivor's delivery dl:
-    (frontier per rank, holes), where the holes are logging steps of the
-    round trip of r's process that the cut leaves for after the failure
-    (``relax``: the protocol lets them come later; otherwise none)."""
+    (frontier per rank, holes), where the holes are steps of the logging
+    round trip of r's process (:func:`postponable`) that the cut leaves for
+    after the failure (``relax``: the protocol lets them come later;
+    otherwise there are none and the cut is the join of two vector clocks)."""
     if not relax:
         f = np.maximum(trace.vc[s.p][s.i - 1], trace.vc[dl.p][dl.i - 1])
         return f, frozenset()
-    w = r.p
-    top = [0] * trace.n       # non-postponable events up to top[p] are in the cut
-    extra: set = set()        # postponable events some event of the cut needs
+    post, conf_needs = postponable(trace, r, s)
+    top = [0] * trace.n       # events up to top[p] are in the cut, but the postponable
+    extra: set = set()        # postponable events the cut needs after all
     todo = [s, dl]
     while todo:
         e = todo.pop()
-        if _postponable(e, w, r, s):
-            if (e.p, e.i) in extra:
+        key = (e.p, e.i)
+        if key in post:
+            if key in extra:
                 continue
-            extra.add((e.p, e.i))
+            extra.add(key)
             needs = [e]
+            prev = next((y for y in reversed(trace.events[e.p][:e.i - 1]) if (e.p, y.i) not in post), None)
+            if prev is not None:
+                todo.append(prev)
+            if key in conf_needs:
+                todo.append(conf_needs[key])
         else:
             if e.i <= top[e.p]:
                 continue
-            needs = [x for x in trace.events[e.p][top[e.p]:e.i] if not _postponable(x, w, r, s)]
+            needs = [x for x in trace.events[e.p][top[e.p]:e.i] if (e.p, x.i) not in post]
             top[e.p] = e.i
         for x in needs:
             if x.a[0] == "deliver":
                 todo.append(trace.pkt_from[(x.a[1], x.p, x.a[3])])
-            if x is e and _postponable(e, w, r, s):  # its own predecessors, skipping the postponable
-                prev = next((y for y in reversed(trace.events[e.p][:e.i - 1])
-                             if not _postponable(y, w, r, s)), None)
-                if prev is not None:
-                    todo.append(prev)
     f = np.array([max([top[p]] + [i for q, i in extra if q == p]) for p in range(trace.n)], dtype=np.int32)
+
     def inside(x: Ev) -> bool:
-        return (x.p, x.i) in extra or (x.i <= top[x.p] and not _postponable(x, w, r, s))
+        return (x.p, x.i) in extra or (x.i <= top[x.p] and (x.p, x.i) not in post)
     holes = frozenset((p, x.i) for p in range(trace.n) for x in trace.events[p][:f[p]] if not inside(x))
     return f, holes
 
