@@ -100,6 +100,21 @@ class Trace:
         return np.maximum.reduce([self.vc[e.p][e.i - 1] for e in evs])
 
 
+def _action(raw: list, p: int, i: int) -> tuple:
+    """A journal's model action, checked for shape (a foreign file is a usage error)."""
+    from rrcheck.checker.trace import ACTION_KINDS
+    ok = bool(raw) and raw[0] in ACTION_KINDS and len(raw) == ACTION_KINDS[raw[0]]
+    if ok and raw[0] == "recv":
+        ok = isinstance(raw[1], int) and isinstance(raw[2], list) and len(raw[2]) == 3 \
+            and all(isinstance(x, int) for x in raw[2])
+    elif ok and raw[0] != "internal":
+        ok = all(isinstance(x, int) for x in raw[1:])
+    if not ok:
+        raise UsageError(f"journal of rank {p}, event {i}: {raw!r} is not a scheduler event; "
+                         "give a run directory `rrcheck run` wrote")
+    return tuple(tuple(x) if isinstance(x, list) else x for x in raw)
+
+
 def _actor(a) -> int:
     return a[2] if a[0] == "deliver" else a[1]
 
@@ -116,7 +131,7 @@ def build(cfg, journals: list[list], programs) -> Trace:
             if j.f is not None or j.F > 0:
                 truncated = True
                 break
-            a = tuple(tuple(x) if isinstance(x, list) else x for x in j.a)
+            a = _action(j.a, p, len(evs) + 1)
             if _actor(a) != p or a[0] in ("coll", "coll_all", "crash", "crash_node", "restart"):
                 raise UsageError(f"journal of rank {p} holds {list(a)}, which predict does not analyse "
                                  "(collectives completed jointly, or a foreign journal)")
@@ -489,13 +504,15 @@ def solve(trace: Trace, dur: Durability, cands: list, limit: int):
         opt.add(j[p] >= 0, j[p] <= len(trace.events[p]))
     for k, c in enumerate(cands):
         w, ri = c.r
+        holes = set(c.holes)
+
+        def inside(p: int, i: int):  # an event is in the cut: under the frontier and no hole
+            return z3.BoolVal(False) if (p, i) in holes else j[p] >= i
         conds = [j[p] == c.frontier[p] for p in range(n)]  # the smallest cut holding s and d
-        for ck in dur.checkpoints[w]:
-            if ck > ri:
-                conds.append(j[w] < ck)
+        conds += [z3.Not(inside(w, ck)) for ck in dur.checkpoints[w] if ck > ri]
         need = dur.need.get(c.r)
         if need is not None and need[1] not in c.victims:
-            conds.append(z3.Or([j[e.p] < e.i for e in need[0]]))
+            conds.append(z3.Or([z3.Not(inside(e.p, e.i)) for e in need[0]]))
         opt.add(z3.Implies(pick == k, z3.And(conds)))
     found = 0
     while found < limit and opt.check() == z3.sat:
@@ -503,6 +520,8 @@ def solve(trace: Trace, dur: Durability, cands: list, limit: int):
         found += 1
         yield cands[k]
         opt.add(pick != k)
+    # every hazard the clocks found is a model of the query: a disagreement is a bug
+    assert found == min(limit, len(cands)), f"z3 found {found} of {len(cands)} hazards"
 
 
 # -- confirmation on the model --------------------------------------------------------------
@@ -686,7 +705,15 @@ def load_run(run_dir: Path, protocol: str | None = None):
     except ValueError as e:
         raise UsageError(f"{run_dir}/run.json: not a run configuration ({str(e).splitlines()[0]})")
     if protocol:
-        cfg = cfg.model_copy(update={"protocol": protocol, "mutant": None, "knobs": {}})
+        from rrcheck.protocols.mutants import MUTANTS, PROTOCOLS
+        base = MUTANTS[protocol].protocol if protocol in MUTANTS else protocol
+        if base not in PROTOCOLS:
+            raise UsageError(f"unknown protocol or mutant {protocol!r} (rrcheck list)")
+        if base != cfg.protocol:
+            raise UsageError(f"the journals hold {cfg.protocol!r}'s events; --protocol takes {cfg.protocol!r} "
+                             f"or one of its mutants, not {protocol!r}")
+        mutant = protocol if protocol in MUTANTS else None
+        cfg = cfg.model_copy(update={"mutant": mutant, "knobs": {}})
     if cfg.protocol == "none":
         raise UsageError(f"{run_dir}: a run of bare MPI (protocol none); give --protocol to predict for one")
     journals = []
@@ -704,7 +731,11 @@ def load_run(run_dir: Path, protocol: str | None = None):
 
 
 def predict(run_dir, protocol: str | None = None, save: Path | None = None,
-            confirmations: int = MAX_CONFIRMATIONS) -> Prediction:
+            confirmations: int = MAX_CONFIRMATIONS, crash_kinds=("process", "node")) -> Prediction:
+    """The verdict on one run: ``none`` (no hazard under the protocol's
+    rules), ``confirmed`` (a witness the model reproduces, saved as a
+    counterexample where the format can name the workload) or
+    ``unconfirmed`` (hazards the model did not reproduce)."""
     t0, c0 = time.perf_counter(), time.process_time()
     from rrcheck.checker.invariants import applicable
     from rrcheck.protocols.base import Context
@@ -719,7 +750,7 @@ def predict(run_dir, protocol: str | None = None, save: Path | None = None,
     ctx = Context(cfg.n, tuple(cfg.node_of), tuple(cfg.group_of), workload.fifo)
     trace = build(cfg, journals, workload.programs)
     dur = durability(trace, proto, ctx)
-    cands, stats = candidates(trace, dur, proto, ctx, workload.programs, units_of(trace))
+    cands, stats = candidates(trace, dur, proto, ctx, workload.programs, units_of(trace, crash_kinds))
     stats["hazards"] = len(cands)
     props = applicable(proto.name)
     verdict, witness, unconfirmed, cx_path = "none", None, [], None
