@@ -1,0 +1,332 @@
+"""The protocols' recovery rules over the clocks: durability, rollback sets,
+alternative matches, hazards, and the z3 query over the remaining choices
+(rrcheck.checker.predict, steps 2–3)."""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from rrcheck.checker.errors import UsageError
+from rrcheck.checker.predict.clocks import Ev, Trace
+from rrcheck.protocols.base import ANY
+
+
+def rollback_set(proto, ctx, victims: tuple) -> tuple:
+    """Who rolls back: the failed processes (pessimistic logging, HMPL), their
+    correlated sets (Bouteiller et al. 2013 §3.2), or everybody."""
+    if getattr(proto, "rollback_scope", "set") == "all" or getattr(proto, "scope", "") == "all":
+        return tuple(range(ctx.n))
+    if hasattr(proto, "set_of"):
+        return tuple(sorted({q for v in victims for q in proto.set_of(ctx, v)}))
+    return tuple(victims)
+
+
+def family(proto) -> str:
+    from rrcheck.protocols.logging import MessageLogging
+    from rrcheck.protocols.rbml import ReceiverBased
+    if isinstance(proto, ReceiverBased):
+        return "receiver-based"
+    if isinstance(proto, MessageLogging):
+        return "event-logger"
+    raise UsageError(f"predict encodes the recovery rules of sbml, rbml, hmpl and correlated-set, not "
+                     f"{proto.name!r}; give --protocol one of those")
+
+
+@dataclass
+class Durability:
+    """For each reception (or choice) of each rank: the events that make its
+    determinant durable (all needed; None: never durable) and the rank that
+    holds it (lost if that rank fails too); and each rank's checkpoints."""
+    need: dict = field(default_factory=dict)      # (p, i) -> (tuple of Ev, holder rank or None) | None
+    checkpoints: list = field(default_factory=list)  # per rank: positions of its checkpoint events
+
+
+def durability(trace: Trace, proto, ctx) -> Durability:
+    d = Durability()
+    fam = family(proto)
+    for p, evs in enumerate(trace.events):
+        d.checkpoints.append([e.i for e in evs if e.a[0] == "internal" and e.a[2] in ("checkpoint", "commit")]
+                             if fam == "receiver-based" else [])
+        if fam == "event-logger":
+            # the determinant goes to the event logger at p's next "log" step (pending -> events)
+            next_log = None
+            for e in reversed(evs):
+                if e.a[0] == "internal" and e.a[2] == "log":
+                    next_log = e
+                elif e.a[0] == "recv":
+                    src = e.got[0]
+                    # the event log is stable storage: it survives p's failure (holder None)
+                    d.need[(p, e.i)] = ((next_log,), None) if proto._logged(ctx, p, src) and next_log else None
+                elif e.a[0] == "choose":
+                    d.need[(p, e.i)] = None  # choices are not event-logged by this family
+            continue
+        logged = [e for e in evs if (e.a[0] == "recv" and getattr(proto, "log_events", True))
+                  or (e.a[0] == "choose" and proto.log_choices)]
+        logs = [(e, o) for e in evs for o in e.out if o[2] == "log"]
+        acks: dict = {}  # holder -> the 'logged' packets it sent to p, in order
+        for h in range(trace.n):
+            acks[h] = [(o, e) for e in trace.events[h] for o in e.out if o[2] == "logged" and o[0] == p]
+        per_holder: dict = {}
+        for k, r in enumerate(logged):
+            if k >= len(logs):
+                d.need[(p, r.i)] = None
+                continue
+            e, o = logs[k]
+            h = o[0]
+            took = trace.pkt_to.get((p, h, o[1]))
+            j = per_holder.get(h, 0)
+            per_holder[h] = j + 1
+            if took is None:
+                d.need[(p, r.i)] = None
+                continue
+            need = [took]
+            if proto.logger_drops_unacked:
+                # HMPL L1165: the logger keeps, for a restarted receiver, only the
+                # entries it has confirmed (the model marks them at its confirm step)
+                if j >= len(acks[h]):
+                    d.need[(p, r.i)] = None
+                    continue
+                need.append(acks[h][j][1])
+            d.need[(p, r.i)] = (tuple(need), h)
+        for e in evs:
+            if e.a[0] in ("recv", "choose") and (p, e.i) not in d.need:
+                d.need[(p, e.i)] = None
+    return d
+
+
+# -- candidates ---------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class Candidate:
+    """A failure of ``victims`` at the cut ``frontier`` (events per rank), the
+    reception ``r`` re-executed with ``alternative`` instead, and the send
+    ``s`` of the rolled-back set a survivor delivered at ``d``."""
+    kind: str                      # crash | crash_node
+    target: int
+    victims: tuple
+    rollback: tuple
+    r: tuple                       # (rank, position)
+    original: tuple                # gid matched in the run (or ("choice", c))
+    alternative: tuple             # gid (or ("choice", c)) the re-execution may take
+    s: tuple                       # (rank, position) of the send
+    message: tuple                 # gid of the orphan-making message
+    d: tuple                       # (rank, position) of its delivery at the survivor
+    frontier: tuple
+    holes: tuple = ()              # (rank, position) below the frontier left for after the failure
+
+    def as_dict(self) -> dict:
+        return {"failure": [self.kind, self.target], "victims": list(self.victims),
+                "rolled_back": list(self.rollback), "crash_points": {v: self.frontier[v] for v in self.victims},
+                "cut": list(self.frontier), "reception": list(self.r), "original_match": list(self.original),
+                "alternative_match": list(self.alternative), "send": list(self.s),
+                "orphan_message": list(self.message), "survivor_delivery": list(self.d),
+                "postponed_logging_steps": [list(h) for h in self.holes]}
+
+
+def alternatives(trace: Trace, r: Ev, programs) -> list:
+    """The matches r could have had (MPI non-overtaking, FIFO): per other
+    source, its first message not matched before r, if r's receive takes its
+    tag and it was sent without knowing of r."""
+    if r.a[0] == "choose":
+        return [("choice", c) for c in range(r.op[1]) if c != r.a[2]]
+    if r.op[1] != ANY:
+        return []
+    w = r.p
+    seen: dict = {}
+    for e in trace.events[w][:r.i - 1]:
+        if e.got:
+            seen[e.got[0]] = seen.get(e.got[0], 0) + 1
+    out = []
+    for src in range(trace.n):
+        if src == r.got[0] or src == w:
+            continue
+        g = (src, w, seen.get(src, 0))
+        s = trace.sent_by.get(g)
+        if s is None or trace.knows(s, r):
+            continue
+        tag = s.op[2] if s.op[0] == "send" else s.op[1]
+        if r.op[2] != ANY and r.op[2] != tag:
+            continue
+        out.append(g)
+    return out
+
+
+def relaxable(proto, r: Ev) -> bool:
+    """May the receiver's own logging steps after r (forwarding the log entry,
+    taking the logger's confirmation) come later than they did, past its next
+    sends? Not where the protocol's rule makes it wait for them: RBML and SBML
+    send nothing before the confirmation (Meyer 2014 L1047, L1102), HMPL goes
+    on after a wildcard reception only once it is logged (L1188), and the
+    event logger of Bouteiller et al. is written before any send (§2.2)."""
+    if family(proto) != "receiver-based":
+        return False
+    if proto.block_sends_until_logged:
+        return False
+    wildcard = r.a[0] == "choose" or r.op[1] == ANY
+    return not (proto.block_on_wildcard and wildcard)
+
+
+def postponable(trace: Trace, r: Ev, s: Ev) -> tuple[set, dict]:
+    """The logging round trip of the receptions of r's process w from r on,
+    before its send s: w forwarding its log entries and taking confirmations,
+    a holder taking such an entry and confirming it (the k-th ``confirm:w``
+    step of a holder confirms the k-th entry it took from w). Returns the set
+    of (rank, position) and, for each confirmation, the entry it needs."""
+    w = r.p
+    out = {(w, e.i) for e in trace.events[w][r.i:s.i - 1]
+           if (e.a[0] == "internal" and e.a[2] == "forward") or (e.a[0] == "deliver" and e.kind == "logged")}
+    needs: dict = {}
+    for h in range(trace.n):
+        if h == w:
+            continue
+        took = [e for e in trace.events[h] if e.a[0] == "deliver" and e.a[1] == w and e.kind == "log"]
+        conf = [e for e in trace.events[h] if e.a[0] == "internal" and e.a[2] == f"confirm:{w}"]
+        for k, e in enumerate(took):
+            if trace.pkt_from[(w, h, e.a[3])].i >= r.i:
+                out.add((h, e.i))
+                if k < len(conf):
+                    out.add((h, conf[k].i))
+                    needs[(h, conf[k].i)] = e
+    return out, needs
+
+
+def relaxed_cut(trace: Trace, r: Ev, s: Ev, dl: Ev, relax: bool):
+    """The smallest cut holding the send s and the survivor's delivery dl:
+    (frontier per rank, holes), where the holes are steps of the logging
+    round trip of r's process (:func:`postponable`) that the cut leaves for
+    after the failure (``relax``: the protocol lets them come later;
+    otherwise there are none and the cut is the join of two vector clocks)."""
+    if not relax:
+        f = np.maximum(trace.vc[s.p][s.i - 1], trace.vc[dl.p][dl.i - 1])
+        return f, frozenset()
+    post, conf_needs = postponable(trace, r, s)
+    top = [0] * trace.n       # events up to top[p] are in the cut, but the postponable
+    extra: set = set()        # postponable events the cut needs after all
+    todo = [s, dl]
+    while todo:
+        e = todo.pop()
+        key = (e.p, e.i)
+        if key in post:
+            if key in extra:
+                continue
+            extra.add(key)
+            needs = [e]
+            prev = next((y for y in reversed(trace.events[e.p][:e.i - 1]) if (e.p, y.i) not in post), None)
+            if prev is not None:
+                todo.append(prev)
+            if key in conf_needs:
+                todo.append(conf_needs[key])
+        else:
+            if e.i <= top[e.p]:
+                continue
+            needs = [x for x in trace.events[e.p][top[e.p]:e.i] if (e.p, x.i) not in post]
+            top[e.p] = e.i
+        for x in needs:
+            if x.a[0] == "deliver":
+                todo.append(trace.pkt_from[(x.a[1], x.p, x.a[3])])
+    f = np.array([max([top[p]] + [i for q, i in extra if q == p]) for p in range(trace.n)], dtype=np.int32)
+
+    def inside(x: Ev) -> bool:
+        return (x.p, x.i) in extra or (x.i <= top[x.p] and (x.p, x.i) not in post)
+    holes = frozenset((p, x.i) for p in range(trace.n) for x in trace.events[p][:f[p]] if not inside(x))
+    return f, holes
+
+
+def candidates(trace: Trace, dur: Durability, proto, ctx, programs, units) -> tuple[list, dict]:
+    """Every failure unit's hazards, pruned by vector clocks."""
+    stats = {"units": len(units), "crash_points": 0, "nondeterministic_receptions": 0,
+             "receptions_with_alternatives": 0, "send_delivery_pairs": 0}
+    found = []
+    alts_of: dict = {}
+    for kind, target, victims in units:
+        R = rollback_set(proto, ctx, victims)
+        stats["crash_points"] += sum(len(trace.events[v]) + 1 for v in victims)
+        if len(R) == trace.n:
+            continue  # nobody survives to be an orphan
+        for w in R:
+            for r in trace.events[w]:
+                if r.a[0] not in ("recv", "choose"):
+                    continue
+                if (w, r.i) not in alts_of:
+                    alts_of[(w, r.i)] = alternatives(trace, r, programs)
+                alts = alts_of[(w, r.i)]
+                stats["nondeterministic_receptions"] += 1
+                if not alts:
+                    continue
+                stats["receptions_with_alternatives"] += 1
+                need = dur.need.get((w, r.i))
+                relax = relaxable(proto, r)
+                for x in R:
+                    dests_done: set = set()
+                    for s in trace.events[x]:
+                        if not s.sent or s.sent[1] in R or s.sent[1] in dests_done or not trace.knows(s, r):
+                            continue
+                        dests_done.add(s.sent[1])
+                        dl = trace.got_by.get(s.sent)
+                        if dl is None:
+                            continue
+                        stats["send_delivery_pairs"] += 1
+                        f, holes = relaxed_cut(trace, r, s, dl, relax and x == w)
+                        if any(r.i < c <= f[w] and (w, c) not in holes for c in dur.checkpoints[w]):
+                            break  # w checkpointed past r: r is not re-executed
+                        if need is not None and need[1] not in victims and all(
+                                f[e.p] >= e.i and (e.p, e.i) not in holes for e in need[0]):
+                            break  # durable in this cut, so in every later one
+                        original = ("choice", r.a[2]) if r.a[0] == "choose" else r.got
+                        found.append(Candidate(kind, target, victims, R, (w, r.i), original, alts[0],
+                                               (x, s.i), s.sent, (dl.p, dl.i), tuple(int(v) for v in f),
+                                               tuple(sorted(holes))))
+    return found, stats
+
+
+def units_of(trace: Trace, kinds=("process", "node")) -> list:
+    out = []
+    if "process" in kinds:
+        out += [("crash", p, (p,)) for p in range(trace.n)]
+    if "node" in kinds:
+        for node in sorted(set(trace.node_of)):
+            on = tuple(p for p in range(trace.n) if trace.node_of[p] == node)
+            if len(on) >= 2:
+                out.append(("crash_node", node, on))
+    return out
+
+
+# -- SMT over the remaining choices ------------------------------------------------------
+
+def solve(trace: Trace, dur: Durability, cands: list, limit: int):
+    """Yield witnesses: z3 picks a failure, a candidate and its cut frontier
+    j_p (at least the join of the send's and the delivery's clocks), with r
+    re-executed (no checkpoint of r's rank in the cut after r) and r not
+    durable (some durability event outside the cut, or its holder failed);
+    each model found is blocked and the query asked again."""
+    import z3
+    if not cands:
+        return
+    n = trace.n
+    opt = z3.Solver()
+    pick = z3.Int("pick")
+    j = [z3.Int(f"j{p}") for p in range(n)]
+    opt.add(pick >= 0, pick < len(cands))
+    for p in range(n):
+        opt.add(j[p] >= 0, j[p] <= len(trace.events[p]))
+    for k, c in enumerate(cands):
+        w, ri = c.r
+        holes = set(c.holes)
+
+        def inside(p: int, i: int):  # an event is in the cut: under the frontier and no hole
+            return z3.BoolVal(False) if (p, i) in holes else j[p] >= i
+        conds = [j[p] == c.frontier[p] for p in range(n)]  # the smallest cut holding s and d
+        conds += [z3.Not(inside(w, ck)) for ck in dur.checkpoints[w] if ck > ri]
+        need = dur.need.get(c.r)
+        if need is not None and need[1] not in c.victims:
+            conds.append(z3.Or([z3.Not(inside(e.p, e.i)) for e in need[0]]))
+        opt.add(z3.Implies(pick == k, z3.And(conds)))
+    found = 0
+    while found < limit and opt.check() == z3.sat:
+        k = opt.model()[pick].as_long()
+        found += 1
+        yield cands[k]
+        opt.add(pick != k)
+    # every hazard the clocks found is a model of the query: a disagreement is a bug
+    assert found == min(limit, len(cands)), f"z3 found {found} of {len(cands)} hazards"
