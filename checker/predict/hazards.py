@@ -225,9 +225,13 @@ def relaxed_cut(trace: Trace, r: Ev, s: Ev, dl: Ev, relax: bool):
         for x in needs:
             if x.a[0] == "deliver":
                 todo.append(trace.pkt_from[(x.a[1], x.p, x.a[3])])
-                # FIFO: the channel's earlier packets arrive first, postponable or not
-                todo.extend(y for y in trace.events[x.p][:x.i - 1]
-                            if (x.p, y.i) in post and y.a[0] == "deliver" and y.a[1] == x.a[1])
+                # FIFO: the channel's earlier packets arrive first, but those whose
+                # sending the cut leaves out (they would be sent after this one)
+                for y in trace.events[x.p][:x.i - 1]:
+                    if (x.p, y.i) in post and y.a[0] == "deliver" and y.a[1] == x.a[1]:
+                        z = trace.pkt_from[(y.a[1], y.p, y.a[3])]
+                        if (z.p, z.i) not in post or (z.p, z.i) in extra:
+                            todo.append(y)
     f = np.array([max([top[p]] + [i for q, i in extra if q == p]) for p in range(trace.n)], dtype=np.int32)
 
     def inside(x: Ev) -> bool:
