@@ -171,8 +171,9 @@ def postponable(trace: Trace, r: Ev, s: Ev) -> tuple[set, dict]:
     """The logging round trip of the receptions of r's process w from r on,
     before its send s: w forwarding its log entries and taking confirmations,
     a holder taking such an entry and confirming it (the k-th ``confirm:w``
-    step of a holder confirms the k-th entry it took from w). Returns the set
-    of (rank, position) and, for each confirmation, the entry it needs."""
+    step of a holder confirms the k-th entry it took from w), and the
+    deliveries of what those steps sent. Returns the set of (rank, position)
+    and, for each confirmation, the entry it needs."""
     w = r.p
     out = {(w, e.i) for e in trace.events[w][r.i:s.i - 1]
            if (e.a[0] == "internal" and e.a[2] == "forward") or (e.a[0] == "deliver" and e.kind == "logged")}
@@ -188,6 +189,14 @@ def postponable(trace: Trace, r: Ev, s: Ev) -> tuple[set, dict]:
                 if k < len(conf):
                     out.add((h, conf[k].i))
                     needs[(h, conf[k].i)] = e
+    todo = [trace.events[p][i - 1] for p, i in out]
+    while todo:  # what those steps sent is taken later too (t7's erasure at the sender, say)
+        e = todo.pop()
+        for dst, seq, _ in e.out:
+            x = trace.pkt_to.get((e.p, dst, seq))
+            if x is not None and (x.p, x.i) not in out and not (x.p == w and x.i >= s.i):
+                out.add((x.p, x.i))
+                todo.append(x)
     return out, needs
 
 
