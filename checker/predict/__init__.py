@@ -140,7 +140,7 @@ def predict(run_dir, protocol: str | None = None, save: Path | None = None,
     ctx = Context(cfg.n, tuple(cfg.node_of), tuple(cfg.group_of), workload.fifo)
     trace = build(cfg, journals, workload.programs)
     dur = durability(trace, proto, ctx)
-    cands, stats = candidates(trace, dur, proto, ctx, workload.programs, units_of(trace, crash_kinds))
+    cands, stats = candidates(trace, dur, proto, ctx, units_of(trace, crash_kinds))
     stats["hazards"] = len(cands)
     props = applicable(proto.name)
     verdict, witness, unconfirmed, cx_path = "none", None, [], None

@@ -124,31 +124,32 @@ class Candidate:
                 "postponed_logging_steps": [list(h) for h in self.holes]}
 
 
-def alternatives(trace: Trace, r: Ev, programs) -> list:
-    """The matches r could have had (MPI non-overtaking, FIFO): per other
-    source, its first message not matched before r, if r's receive takes its
-    tag and it was sent without knowing of r."""
-    if r.a[0] == "choose":
-        return [("choice", c) for c in range(r.op[1]) if c != r.a[2]]
-    if r.op[1] != ANY:
-        return []
-    w = r.p
+def alternatives(trace: Trace, w: int) -> dict:
+    """For each non-deterministic event of w (position -> list): the matches
+    it could have had (MPI non-overtaking, FIFO): per other source, its first
+    message not matched before, if the receive takes its tag and it was sent
+    without knowing of the reception; for a ``nondet`` choice, the others."""
+    out: dict = {}
     seen: dict = {}
-    for e in trace.events[w][:r.i - 1]:
-        if e.got:
-            seen[e.got[0]] = seen.get(e.got[0], 0) + 1
-    out = []
-    for src in range(trace.n):
-        if src == r.got[0] or src == w:
-            continue
-        g = (src, w, seen.get(src, 0))
-        s = trace.sent_by.get(g)
-        if s is None or trace.knows(s, r):
-            continue
-        tag = s.op[2] if s.op[0] == "send" else s.op[1]
-        if r.op[2] != ANY and r.op[2] != tag:
-            continue
-        out.append(g)
+    for r in trace.events[w]:
+        if r.a[0] == "choose":
+            out[r.i] = [("choice", c) for c in range(r.op[1]) if c != r.a[2]]
+        elif r.a[0] == "recv":
+            if r.op[1] == ANY:
+                alts = []
+                for src in range(trace.n):
+                    if src == r.got[0] or src == w:
+                        continue
+                    s = trace.sent_by.get((src, w, seen.get(src, 0)))
+                    if s is None or trace.knows(s, r):
+                        continue
+                    tag = s.op[2] if s.op[0] == "send" else s.op[1]
+                    if r.op[2] == ANY or r.op[2] == tag:
+                        alts.append(s.sent)
+                out[r.i] = alts
+            else:
+                out[r.i] = []
+            seen[r.got[0]] = seen.get(r.got[0], 0) + 1
     return out
 
 
@@ -167,6 +168,23 @@ def relaxable(proto, r: Ev) -> bool:
     return not (proto.block_on_wildcard and wildcard)
 
 
+def _round_trips(trace: Trace, w: int) -> list:
+    """(a holder's delivery of w's log entry, its confirm step or None, the
+    position at w of the entry's sending), for every holder; computed once."""
+    cache = trace.__dict__.setdefault("_round_trips", {})
+    if w not in cache:
+        rows = []
+        for h in range(trace.n):
+            if h == w:
+                continue
+            took = [e for e in trace.events[h] if e.a[0] == "deliver" and e.a[1] == w and e.kind == "log"]
+            conf = [e for e in trace.events[h] if e.a[0] == "internal" and e.a[2] == f"confirm:{w}"]
+            rows += [(e, conf[k] if k < len(conf) else None, trace.pkt_from[(w, h, e.a[3])].i)
+                     for k, e in enumerate(took)]
+        cache[w] = rows
+    return cache[w]
+
+
 def postponable(trace: Trace, r: Ev, s: Ev) -> tuple[set, dict]:
     """The logging round trip of the receptions of r's process w from r on,
     before its send s: w forwarding its log entries and taking confirmations,
@@ -178,17 +196,12 @@ def postponable(trace: Trace, r: Ev, s: Ev) -> tuple[set, dict]:
     out = {(w, e.i) for e in trace.events[w][r.i:s.i - 1]
            if (e.a[0] == "internal" and e.a[2] == "forward") or (e.a[0] == "deliver" and e.kind == "logged")}
     needs: dict = {}
-    for h in range(trace.n):
-        if h == w:
-            continue
-        took = [e for e in trace.events[h] if e.a[0] == "deliver" and e.a[1] == w and e.kind == "log"]
-        conf = [e for e in trace.events[h] if e.a[0] == "internal" and e.a[2] == f"confirm:{w}"]
-        for k, e in enumerate(took):
-            if trace.pkt_from[(w, h, e.a[3])].i >= r.i:
-                out.add((h, e.i))
-                if k < len(conf):
-                    out.add((h, conf[k].i))
-                    needs[(h, conf[k].i)] = e
+    for took, conf, sent_at in _round_trips(trace, w):
+        if sent_at >= r.i:
+            out.add((took.p, took.i))
+            if conf is not None:
+                out.add((conf.p, conf.i))
+                needs[(conf.p, conf.i)] = took
     todo = [trace.events[p][i - 1] for p, i in out]
     while todo:  # what those steps sent is taken later too (t7's erasure at the sender, say)
         e = todo.pop()
@@ -249,24 +262,33 @@ def relaxed_cut(trace: Trace, r: Ev, s: Ev, dl: Ev, relax: bool):
     return f, holes
 
 
-def candidates(trace: Trace, dur: Durability, proto, ctx, programs, units) -> tuple[list, dict]:
-    """Every failure unit's hazards, pruned by vector clocks."""
+MAX_HAZARDS = 256  # hazards enumerated before the search stops (a verdict needs one confirmed)
+
+
+def candidates(trace: Trace, dur: Durability, proto, ctx, units) -> tuple[list, dict]:
+    """Every failure unit's hazards, pruned by vector clocks: for each
+    reception r of the rolled-back set with another possible match, the first
+    send after r (r's process, or another member that knows of r) to each
+    survivor that delivered it, until one finds r durable (then every later
+    cut does)."""
+    import bisect
     stats = {"units": len(units), "crash_points": 0, "nondeterministic_receptions": 0,
-             "receptions_with_alternatives": 0, "send_delivery_pairs": 0}
+             "receptions_with_alternatives": 0, "send_delivery_pairs": 0, "hazards_capped": False}
     found = []
     alts_of: dict = {}
+    sends = [[e for e in evs if e.sent] for evs in trace.events]
+    send_pos = [[e.i for e in ss] for ss in sends]
     for kind, target, victims in units:
         R = rollback_set(proto, ctx, victims)
         stats["crash_points"] += sum(len(trace.events[v]) + 1 for v in victims)
         if len(R) == trace.n:
             continue  # nobody survives to be an orphan
+        inR = set(R)
         for w in R:
-            for r in trace.events[w]:
-                if r.a[0] not in ("recv", "choose"):
-                    continue
-                if (w, r.i) not in alts_of:
-                    alts_of[(w, r.i)] = alternatives(trace, r, programs)
-                alts = alts_of[(w, r.i)]
+            if w not in alts_of:
+                alts_of[w] = alternatives(trace, w)
+            for ri, alts in alts_of[w].items():
+                r = trace.events[w][ri - 1]
                 stats["nondeterministic_receptions"] += 1
                 if not alts:
                     continue
@@ -274,9 +296,11 @@ def candidates(trace: Trace, dur: Durability, proto, ctx, programs, units) -> tu
                 need = dur.need.get((w, r.i))
                 relax = relaxable(proto, r)
                 for x in R:
+                    # x's first event that knows of r (clocks grow along x)
+                    first = r.i + 1 if x == w else int(np.searchsorted(trace.vc[x][:, w], r.i)) + 1
                     dests_done: set = set()
-                    for s in trace.events[x]:
-                        if not s.sent or s.sent[1] in R or s.sent[1] in dests_done or not trace.knows(s, r):
+                    for s in sends[x][bisect.bisect_left(send_pos[x], first):]:
+                        if s.sent[1] in inR or s.sent[1] in dests_done:
                             continue
                         dests_done.add(s.sent[1])
                         dl = trace.got_by.get(s.sent)
@@ -293,6 +317,9 @@ def candidates(trace: Trace, dur: Durability, proto, ctx, programs, units) -> tu
                         found.append(Candidate(kind, target, victims, R, (w, r.i), original, alts[0],
                                                (x, s.i), s.sent, (dl.p, dl.i), tuple(int(v) for v in f),
                                                tuple(sorted(holes))))
+                        if len(found) >= MAX_HAZARDS:
+                            stats["hazards_capped"] = True
+                            return found, stats
     return found, stats
 
 
