@@ -339,7 +339,7 @@ def units_of(trace: Trace, kinds=("process", "node")) -> list:
 
 def solve(trace: Trace, dur: Durability, cands: list, limit: int):
     """Yield witnesses: z3 picks a failure, a candidate and its cut frontier
-    j_p (at least the join of the send's and the delivery's clocks), with r
+    j_p (the join of the send's and the delivery's clocks: the smallest cut), with r
     re-executed (no checkpoint of r's rank in the cut after r) and r not
     durable (some durability event outside the cut, or its holder failed);
     each model found is blocked and the query asked again."""
@@ -347,7 +347,7 @@ def solve(trace: Trace, dur: Durability, cands: list, limit: int):
     if not cands:
         return
     n = trace.n
-    opt = z3.Solver()
+    opt = z3.Optimize()  # the smallest cut first: the shortest witness to confirm
     pick = z3.Int("pick")
     j = [z3.Int(f"j{p}") for p in range(n)]
     opt.add(pick >= 0, pick < len(cands))
@@ -365,6 +365,7 @@ def solve(trace: Trace, dur: Durability, cands: list, limit: int):
         if need is not None and need[1] not in c.victims:
             conds.append(z3.Or([z3.Not(inside(e.p, e.i)) for e in need[0]]))
         opt.add(z3.Implies(pick == k, z3.And(conds)))
+    opt.minimize(z3.Sum(j))
     found = 0
     while found < limit and opt.check() == z3.sat:
         k = opt.model()[pick].as_long()
