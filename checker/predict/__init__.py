@@ -105,7 +105,8 @@ def load_run(run_dir: Path, protocol: str | None = None):
         mutant = protocol if protocol in MUTANTS else None
         cfg = cfg.model_copy(update={"mutant": mutant, "knobs": {}})
     if cfg.protocol == "none":
-        raise UsageError(f"{run_dir}: a run of bare MPI (protocol none); give --protocol to predict for one")
+        raise UsageError(f"{run_dir}: a run of bare MPI (protocol none) has no recovery to predict; "
+                         "give the directory of a run of a protocol")
     journals = []
     for p in range(cfg.n):
         path = journal_path(run_dir, p, 0)
@@ -151,7 +152,7 @@ def predict(run_dir, protocol: str | None = None, save: Path | None = None,
         if conf.confirmed:
             verdict = "confirmed"
             witness = {**cand.as_dict(), "property": conf.violation.property, "message": conf.violation.message,
-                       "model_events": len(conf.events), "recovery_states": conf.states}
+                       "model_events": len(conf.events)}
             cx = counterexample(cfg, conf, props)
             if cx is not None:
                 from rrcheck.checker import trace as T

@@ -19,7 +19,6 @@ class Confirmation:
     reason: str = ""
     events: list = field(default_factory=list)
     violation: object = None
-    states: int = 0
     checkpoints: int = 0           # the bound the counterexample needs
 
 
@@ -52,7 +51,7 @@ def confirm(trace: Trace, cfg, cand: Candidate, properties=None) -> Confirmation
         s2, obs = system.step(s, a)
         v = judge.transition(s, a, s2, obs) or judge.state(s2)
         if v:
-            return Confirmation(True, "violated before the failure", actions + [a], v, 0,
+            return Confirmation(True, "violated before the failure", actions + [a], v,
                                 max(pr.ckpts for pr in s2.procs))
         actions.append(a)
         s = s2
@@ -66,11 +65,11 @@ def confirm(trace: Trace, cfg, cand: Candidate, properties=None) -> Confirmation
     actions.append(crash)
     v = judge.transition(s, crash, s2, obs) or judge.state(s2)
     if v:
-        return Confirmation(True, "", actions, v, 0, bounds.checkpoints)
+        return Confirmation(True, "", actions, v, bounds.checkpoints)
     found = _steer(system, judge, s2, cand)
     if found is None:
         return Confirmation(False, f"no recovery found that breaks an invariant ({WALKS} steered walks)")
-    return Confirmation(True, "", actions + found[0], found[1], 0, bounds.checkpoints)
+    return Confirmation(True, "", actions + found[0], found[1], bounds.checkpoints)
 
 
 WALKS = 60
