@@ -45,6 +45,12 @@ class Durability:
 def durability(trace: Trace, proto, ctx) -> Durability:
     d = Durability()
     fam = family(proto)
+    confirms: dict = {}
+    for h, evs in enumerate(trace.events):
+        for e in evs:
+            for o in e.out:
+                if o[2] == "logged":
+                    confirms.setdefault(o[0], {}).setdefault(h, []).append(e)
     for p, evs in enumerate(trace.events):
         d.checkpoints.append([e.i for e in evs if e.a[0] == "internal" and e.a[2] in ("checkpoint", "commit")]
                              if fam == "receiver-based" else [])
@@ -64,9 +70,7 @@ def durability(trace: Trace, proto, ctx) -> Durability:
         logged = [e for e in evs if (e.a[0] == "recv" and getattr(proto, "log_events", True))
                   or (e.a[0] == "choose" and proto.log_choices)]
         logs = [(e, o) for e in evs for o in e.out if o[2] == "log"]
-        acks: dict = {}  # holder -> the 'logged' packets it sent to p, in order
-        for h in range(trace.n):
-            acks[h] = [(o, e) for e in trace.events[h] for o in e.out if o[2] == "logged" and o[0] == p]
+        acks = confirms.get(p, {})  # holder -> its steps that sent p a 'logged' packet, in order
         per_holder: dict = {}
         for k, r in enumerate(logged):
             if k >= len(logs):
@@ -84,10 +88,10 @@ def durability(trace: Trace, proto, ctx) -> Durability:
             if proto.logger_drops_unacked:
                 # HMPL L1165: the logger keeps, for a restarted receiver, only the
                 # entries it has confirmed (the model marks them at its confirm step)
-                if j >= len(acks[h]):
+                if j >= len(acks.get(h, ())):
                     d.need[(p, r.i)] = None
                     continue
-                need.append(acks[h][j][1])
+                need.append(acks[h][j])
             d.need[(p, r.i)] = (tuple(need), h)
         for e in evs:
             if e.a[0] in ("recv", "choose") and (p, e.i) not in d.need:
