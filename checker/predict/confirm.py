@@ -22,6 +22,22 @@ class Confirmation:
     checkpoints: int = 0           # the bound the counterexample needs
 
 
+def remember_internal(proto) -> None:
+    """The protocol's internal steps of a process whose state did not change
+    are those of the last step: asked once (a handler is a pure function;
+    with 64 ranks, asking a logger again is most of a replay's cost)."""
+    ask, last = proto.internal, {}
+
+    def internal(ctx, p, vol, stab, may_checkpoint):
+        hit = last.get(p)
+        if hit is not None and hit[0] is vol and hit[1] is stab and hit[2] == may_checkpoint:
+            return hit[3]
+        got = ask(ctx, p, vol, stab, may_checkpoint)
+        last[p] = (vol, stab, may_checkpoint, got)
+        return got
+    proto.internal = internal
+
+
 def confirm(trace: Trace, cfg, cand: Candidate, properties=None) -> Confirmation:
     """Replay the cut on the model, inject the failure, search the recovery."""
     from rrcheck.checker.invariants import Judge, applicable
@@ -30,6 +46,7 @@ def confirm(trace: Trace, cfg, cand: Candidate, properties=None) -> Confirmation
     from rrcheck.runtime.check import failure_free_finals
     from rrcheck.runtime.files import protocol_of
     proto = protocol_of(cfg)
+    remember_internal(proto)
     workload = apps.twin(cfg.workload, cfg.n, cfg.nodes, cfg.iters)
     holes = set(cand.holes)
     prefix = [trace.events[p][i] for p, i in trace.order
@@ -83,11 +100,14 @@ def _steer(system, judge, start, cand: Candidate):
     import random
     from rrcheck.checker.explore import CRASHES
     w = cand.r[0]
+    x, dst, k = cand.message
     t0 = time.perf_counter()
     for seed in range(WALKS):
         rng = random.Random(seed)
-        s, trace, took_alt = start, [], False
+        s, trace, took_alt, rolled = start, [], False, False
         for _ in range(system.bounds.depth):
+            if rolled and len(s.procs[x].ghost.sent[dst]) > k:
+                break  # the message was sent again, equal (NoOrphan is judged at the send)
             acts = [a for a in system.actions(s) if a[0] not in CRASHES]
             if not acts:
                 v = judge.terminal(s)
@@ -95,7 +115,12 @@ def _steer(system, judge, start, cand: Candidate):
                     return trace, v
                 break
             pick = None
-            if not took_alt:
+            if not took_alt and cand.alternative[0] == "choice":
+                if ("choose", w, cand.alternative[1]) in acts:
+                    pick, took_alt = ("choose", w, cand.alternative[1]), True
+                else:
+                    acts = [a for a in acts if a != ("choose", w, cand.original[1])] or acts
+            elif not took_alt:
                 mail = s.procs[w].mailbox
                 for a in acts:
                     if a[0] == "recv" and a[1] == w and mail[a[2]].msg.gid == cand.alternative:
@@ -108,6 +133,7 @@ def _steer(system, judge, start, cand: Candidate):
             a = pick or rng.choice(acts)
             s2, obs = system.step(s, a)
             trace.append(a)
+            rolled = rolled or any(o[0] == "restore" and o[1] == x for o in obs)
             v = judge.transition(s, a, s2, obs) or judge.state(s2)
             if v:
                 return trace, v

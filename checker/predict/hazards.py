@@ -173,8 +173,8 @@ def relaxable(proto, r: Ev) -> bool:
 
 
 def _round_trips(trace: Trace, w: int) -> list:
-    """(a holder's delivery of w's log entry, its confirm step or None, the
-    position at w of the entry's sending), for every holder; computed once."""
+    """(the position at w of the sending of a log entry, a holder's delivery
+    of it, its confirm step or None), for every holder, sorted; computed once."""
     cache = trace.__dict__.setdefault("_round_trips", {})
     if w not in cache:
         rows = []
@@ -183,8 +183,9 @@ def _round_trips(trace: Trace, w: int) -> list:
                 continue
             took = [e for e in trace.events[h] if e.a[0] == "deliver" and e.a[1] == w and e.kind == "log"]
             conf = [e for e in trace.events[h] if e.a[0] == "internal" and e.a[2] == f"confirm:{w}"]
-            rows += [(e, conf[k] if k < len(conf) else None, trace.pkt_from[(w, h, e.a[3])].i)
+            rows += [(trace.pkt_from[(w, h, e.a[3])].i, e, conf[k] if k < len(conf) else None)
                      for k, e in enumerate(took)]
+        rows.sort(key=lambda row: (row[0], row[1].p, row[1].i))
         cache[w] = rows
     return cache[w]
 
@@ -196,16 +197,20 @@ def postponable(trace: Trace, r: Ev, s: Ev) -> tuple[set, dict]:
     step of a holder confirms the k-th entry it took from w), and the
     deliveries of what those steps sent. Returns the set of (rank, position)
     and, for each confirmation, the entry it needs."""
+    import bisect
     w = r.p
     out = {(w, e.i) for e in trace.events[w][r.i:s.i - 1]
            if (e.a[0] == "internal" and e.a[2] == "forward") or (e.a[0] == "deliver" and e.kind == "logged")}
     needs: dict = {}
-    for took, conf, sent_at in _round_trips(trace, w):
-        if sent_at >= r.i:
-            out.add((took.p, took.i))
-            if conf is not None:
-                out.add((conf.p, conf.i))
-                needs[(conf.p, conf.i)] = took
+    rows = _round_trips(trace, w)
+    lo = bisect.bisect_left(rows, r.i, key=lambda row: row[0])
+    for sent_at, took, conf in rows[lo:]:
+        if sent_at >= s.i:
+            break
+        out.add((took.p, took.i))
+        if conf is not None:
+            out.add((conf.p, conf.i))
+            needs[(conf.p, conf.i)] = took
     todo = [trace.events[p][i - 1] for p, i in out]
     while todo:  # what those steps sent is taken later too (t7's erasure at the sender, say)
         e = todo.pop()
@@ -222,13 +227,27 @@ def relaxed_cut(trace: Trace, r: Ev, s: Ev, dl: Ev, relax: bool):
     (frontier per rank, holes), where the holes are steps of the logging
     round trip of r's process (:func:`postponable`) that the cut leaves for
     after the failure (``relax``: the protocol lets them come later;
-    otherwise there are none and the cut is the join of two vector clocks)."""
+    otherwise there are none and the cut is the join of two vector clocks).
+    The walk visits only events that know of a postponable one; the past of
+    any other is its vector clock, taken whole."""
     if not relax:
         f = np.maximum(trace.vc[s.p][s.i - 1], trace.vc[dl.p][dl.i - 1])
         return f, frozenset()
     post, conf_needs = postponable(trace, r, s)
-    top = [0] * trace.n       # events up to top[p] are in the cut, but the postponable
-    extra: set = set()        # postponable events the cut needs after all
+    n = trace.n
+    big = np.iinfo(np.int32).max
+    first = np.full(n, big, dtype=np.int64)   # each rank's first postponable event
+    post_at: dict = {}
+    for p, i in post:
+        first[p] = min(first[p], i)
+        post_at.setdefault(p, []).append(i)
+    block = np.zeros(n, dtype=np.int64)  # events up to block[p] are in the cut (all before first[p])
+    top = [0] * n                         # events up to top[p] are in the cut, but the postponable
+    extra: set = set()                    # postponable events the cut needs after all
+
+    def clock(p: int, i: int):
+        return trace.vc[p][i - 1]
+
     todo = [s, dl]
     while todo:
         e = todo.pop()
@@ -244,26 +263,40 @@ def relaxed_cut(trace: Trace, r: Ev, s: Ev, dl: Ev, relax: bool):
             if key in conf_needs:
                 todo.append(conf_needs[key])
         else:
-            if e.i <= top[e.p]:
+            if e.i <= top[e.p] or e.i <= block[e.p]:
                 continue
-            needs = [x for x in trace.events[e.p][top[e.p]:e.i] if (e.p, x.i) not in post]
+            vc = clock(e.p, e.i)
+            if not (vc >= first).any():  # knows of no postponable event: its whole past, at once
+                np.maximum(block, vc, out=block)
+                continue
+            start = max(top[e.p], int(block[e.p]))
+            if first[e.p] - 1 > start:  # the clean part of its own past, at once
+                vc = clock(e.p, int(min(first[e.p] - 1, e.i)))
+                if not (vc >= first).any():
+                    np.maximum(block, vc, out=block)
+                    start = int(block[e.p])
+            needs = [x for x in trace.events[e.p][start:e.i] if (e.p, x.i) not in post]
             top[e.p] = e.i
         for x in needs:
             if x.a[0] == "deliver":
                 todo.append(trace.pkt_from[(x.a[1], x.p, x.a[3])])
                 # FIFO: the channel's earlier packets arrive first, but those whose
                 # sending the cut leaves out (they would be sent after this one)
-                for y in trace.events[x.p][:x.i - 1]:
-                    if (x.p, y.i) in post and y.a[0] == "deliver" and y.a[1] == x.a[1]:
+                for i in post_at.get(x.p, ()):
+                    y = trace.events[x.p][i - 1]
+                    if i < x.i and y.a[0] == "deliver" and y.a[1] == x.a[1]:
                         z = trace.pkt_from[(y.a[1], y.p, y.a[3])]
                         if (z.p, z.i) not in post or (z.p, z.i) in extra:
                             todo.append(y)
-    f = np.array([max([top[p]] + [i for q, i in extra if q == p]) for p in range(trace.n)], dtype=np.int32)
-
-    def inside(x: Ev) -> bool:
-        return (x.p, x.i) in extra or (x.i <= top[x.p] and (x.p, x.i) not in post)
-    holes = frozenset((p, x.i) for p in range(trace.n) for x in trace.events[p][:f[p]] if not inside(x))
-    return f, holes
+    f = np.maximum(block, np.array(top, dtype=np.int64))
+    for p, i in extra:
+        f[p] = max(f[p], i)
+    holes = set()
+    for p in range(n):
+        done = max(top[p], int(block[p]))
+        holes.update((p, i) for i in post_at.get(p, ()) if i <= f[p] and (p, i) not in extra)
+        holes.update((p, x.i) for x in trace.events[p][done:int(f[p])] if (p, x.i) not in extra)
+    return f.astype(np.int32), frozenset(holes)
 
 
 MAX_HAZARDS = 256  # hazards enumerated before the search stops (a verdict needs one confirmed)

@@ -9,22 +9,7 @@ import random
 from pathlib import Path
 
 from rrcheck.checker.model import Bounds, System
-
-
-def _remember_internal(proto) -> None:
-    """The protocol's internal steps of a process whose state did not change
-    are those of the last step: asked once (a handler is a pure function;
-    a 64-rank logger state makes asking again the synthesis' main cost)."""
-    ask, last = proto.internal, {}
-
-    def internal(ctx, p, vol, stab, may_checkpoint):
-        hit = last.get(p)
-        if hit is not None and hit[0] is vol and hit[1] is stab and hit[2] == may_checkpoint:
-            return hit[3]
-        got = ask(ctx, p, vol, stab, may_checkpoint)
-        last[p] = (vol, stab, may_checkpoint, got)
-        return got
-    proto.internal = internal
+from rrcheck.checker.predict.confirm import remember_internal
 
 
 def synthesize(out: Path, protocol: str, workload: str, n: int, nodes: int, iters: int = 1,
@@ -39,7 +24,7 @@ def synthesize(out: Path, protocol: str, workload: str, n: int, nodes: int, iter
                     node_of=list(twin.node_of), group_of=list(twin.node_of), iters=iters, mode="soft",
                     crashes=[], checkpoint_every=0)
     proto = protocol_of(cfg)
-    _remember_internal(proto)
+    remember_internal(proto)
     system = System(proto, twin, Bounds(failures=0, checkpoints=0), tuple(cfg.group_of))
     rng = random.Random(seed)
     journals: list[list] = [[] for _ in range(n)]
