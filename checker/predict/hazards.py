@@ -3,7 +3,7 @@ alternative matches, hazards, and the z3 query over the remaining choices
 (rrcheck.checker.predict, steps 2–3)."""
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 
@@ -112,18 +112,19 @@ class Candidate:
     rollback: tuple
     r: tuple                       # (rank, position)
     original: tuple                # gid matched in the run (or ("choice", c))
-    alternative: tuple             # gid (or ("choice", c)) the re-execution may take
+    alternatives: tuple            # gids (or ("choice", c)) the re-execution may take instead
     s: tuple                       # (rank, position) of the send
     message: tuple                 # gid of the orphan-making message
     d: tuple                       # (rank, position) of its delivery at the survivor
     frontier: tuple
     holes: tuple = ()              # (rank, position) below the frontier left for after the failure
+    alternative: tuple = ()        # the one match(r, s) a witness chooses
 
     def as_dict(self) -> dict:
         return {"failure": [self.kind, self.target], "victims": list(self.victims),
                 "rolled_back": list(self.rollback), "crash_points": {v: self.frontier[v] for v in self.victims},
                 "cut": list(self.frontier), "reception": list(self.r), "original_match": list(self.original),
-                "alternative_match": list(self.alternative), "send": list(self.s),
+                "alternative_match": list(self.alternative or self.alternatives[0]), "send": list(self.s),
                 "orphan_message": list(self.message), "survivor_delivery": list(self.d),
                 "postponed_logging_steps": [list(h) for h in self.holes]}
 
@@ -351,7 +352,7 @@ def candidates(trace: Trace, dur: Durability, proto, ctx, units) -> tuple[list, 
                                 f[e.p] >= e.i and (e.p, e.i) not in holes for e in need[0]):
                             break  # durable in this cut, so in every later one
                         original = ("choice", r.a[2]) if r.a[0] == "choose" else r.got
-                        found.append(Candidate(kind, target, victims, R, (w, r.i), original, alts[0],
+                        found.append(Candidate(kind, target, victims, R, (w, r.i), original, tuple(alts),
                                                (x, s.i), s.sent, (dl.p, dl.i), tuple(int(v) for v in f),
                                                tuple(sorted(holes))))
                         if len(found) >= MAX_HAZARDS:
@@ -375,19 +376,21 @@ def units_of(trace: Trace, kinds=("process", "node")) -> list:
 # -- SMT over the remaining choices ------------------------------------------------------
 
 def solve(trace: Trace, dur: Durability, cands: list, limit: int):
-    """Yield witnesses: z3 picks a failure, a candidate and its cut frontier
-    j_p (the join of the send's and the delivery's clocks: the smallest cut), with r
-    re-executed (no checkpoint of r's rank in the cut after r) and r not
-    durable (some durability event outside the cut, or its holder failed);
-    each model found is blocked and the query asked again."""
+    """Yield witnesses: z3 picks a failure and hazard (``pick``), the cut's
+    frontier j_p (the join of the send's and the delivery's clocks: the
+    smallest cut), with r re-executed (no checkpoint of r's rank in the cut
+    after r) and r not durable (some durability event outside it, or its
+    holder failed), and the match(r, s) of the re-executed reception
+    (``match``, among the FIFO-consistent others); smallest cut first. Each
+    model found is blocked and the query asked again."""
     import z3
     if not cands:
         return
     n = trace.n
-    opt = z3.Optimize()  # the smallest cut first: the shortest witness to confirm
-    pick = z3.Int("pick")
+    opt = z3.Optimize()
+    pick, match = z3.Int("pick"), z3.Int("match")
     j = [z3.Int(f"j{p}") for p in range(n)]
-    opt.add(pick >= 0, pick < len(cands))
+    opt.add(pick >= 0, pick < len(cands), match >= 0)
     for p in range(n):
         opt.add(j[p] >= 0, j[p] <= len(trace.events[p]))
     for k, c in enumerate(cands):
@@ -396,18 +399,20 @@ def solve(trace: Trace, dur: Durability, cands: list, limit: int):
 
         def inside(p: int, i: int):  # an event is in the cut: under the frontier and no hole
             return z3.BoolVal(False) if (p, i) in holes else j[p] >= i
-        conds = [j[p] == c.frontier[p] for p in range(n)]  # the smallest cut holding s and d
+        conds = [j[p] == c.frontier[p] for p in range(n)] + [match < len(c.alternatives)]
         conds += [z3.Not(inside(w, ck)) for ck in dur.checkpoints[w] if ck > ri]
         need = dur.need.get(c.r)
         if need is not None and need[1] not in c.victims:
             conds.append(z3.Or([z3.Not(inside(e.p, e.i)) for e in need[0]]))
         opt.add(z3.Implies(pick == k, z3.And(conds)))
     opt.minimize(z3.Sum(j))
-    found = 0
+    found, picked = 0, set()
     while found < limit and opt.check() == z3.sat:
-        k = opt.model()[pick].as_long()
+        m = opt.model()
+        k, a = m[pick].as_long(), m[match].as_long()
         found += 1
-        yield cands[k]
-        opt.add(pick != k)
+        picked.add(k)
+        yield replace(cands[k], alternative=cands[k].alternatives[a])
+        opt.add(z3.Or(pick != k, match != a))
     # every hazard the clocks found is a model of the query: a disagreement is a bug
-    assert found == min(limit, len(cands)), f"z3 found {found} of {len(cands)} hazards"
+    assert len(picked) == len(cands) or found == limit, f"z3 found {len(picked)} of {len(cands)} hazards"
