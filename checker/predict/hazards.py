@@ -387,7 +387,7 @@ def solve(trace: Trace, dur: Durability, cands: list, limit: int):
     if not cands:
         return
     n = trace.n
-    opt = z3.Optimize()
+    opt = z3.Solver()  # z3.Optimize takes minutes over 256 hazards x 64 ranks: bisection instead
     pick, match = z3.Int("pick"), z3.Int("match")
     j = [z3.Int(f"j{p}") for p in range(n)]
     opt.add(pick >= 0, pick < len(cands), match >= 0)
@@ -405,10 +405,21 @@ def solve(trace: Trace, dur: Durability, cands: list, limit: int):
         if need is not None and need[1] not in c.victims:
             conds.append(z3.Or([z3.Not(inside(e.p, e.i)) for e in need[0]]))
         opt.add(z3.Implies(pick == k, z3.And(conds)))
-    opt.minimize(z3.Sum(j))
+    size = z3.Sum(j)
     found, picked = 0, set()
     while found < limit and opt.check() == z3.sat:
         m = opt.model()
+        lo, hi = 0, m.eval(size).as_long()  # the smallest cut first, by bisection on its size
+        while lo < hi:
+            mid = (lo + hi) // 2
+            opt.push()
+            opt.add(size <= mid)
+            if opt.check() == z3.sat:
+                m = opt.model()
+                hi = m.eval(size).as_long()
+            else:
+                lo = mid + 1
+            opt.pop()
         k, a = m[pick].as_long(), m[match].as_long()
         found += 1
         picked.add(k)
