@@ -78,6 +78,10 @@ def build(cfg, journals: list[list], programs) -> Trace:
                 truncated = True
                 break
             a = _action(j.a, p, len(evs) + 1)
+            ranks = (a[2][0], a[2][1]) if a[0] == "recv" else a[1:3] if a[0] == "deliver" else ()
+            if any(not 0 <= q < n for q in ranks):
+                raise UsageError(f"journal of rank {p}, event {len(evs) + 1}: {list(a)} names a rank outside "
+                                 f"0..{n - 1}: not a journal of this run")
             if _actor(a) != p or a[0] in ("coll", "coll_all", "crash", "crash_node", "restart"):
                 raise UsageError(f"journal of rank {p} holds {list(a)}, which predict does not analyse "
                                  "(collectives completed jointly, or a foreign journal)")
