@@ -52,7 +52,7 @@ def test_predict_cli_bad_run_directories(runs, capsys, tmp_path):
 
 
 @pytest.mark.parametrize("damage", ["middle_line", "binary", "foreign_action", "missing", "emptied",
-                                    "unsent_packet"])
+                                    "unsent_packet", "foreign_rank"])
 def test_predict_cli_corrupt_journals(runs, capsys, tmp_path, damage):
     import shutil
     d = tmp_path / "run"
@@ -72,6 +72,12 @@ def test_predict_cli_corrupt_journals(runs, capsys, tmp_path, damage):
     elif damage == "emptied":
         for k in range(4):
             (d / f"journal-{k}-0.jsonl").write_text("")
+    elif damage == "foreign_rank":  # a reception of a message from a rank the run does not have
+        k = next(i for i, line in enumerate(lines) if '"recv"' in line)
+        ev = json.loads(lines[k])
+        ev["a"][2][0] = 99
+        lines[k] = json.dumps(ev)
+        j.write_text("\n".join(lines) + "\n")
     else:  # a delivery of a packet nobody sent
         first = next(i for i, line in enumerate(lines) if '"deliver"' in line)
         ev = json.loads(lines[first])
