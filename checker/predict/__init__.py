@@ -1,49 +1,41 @@
 """Predictive analysis of one recorded MPI run: would another failure point or
-delivery order break the invariants? (DESIGN §5, issue 19 part B.)
+delivery order break the invariants? (DESIGN §5, issue 19 part B; the user's
+account is checker/predict.md.)
 
 The journals of a run (runtime/files.py) give, per rank, the model's
 scheduler events with the packets each put on the wire. From them alone:
 
-1. **Happens-before** by vector clocks: an event knows its rank's earlier
-   events and, for a delivery, everything the packet's sender knew. A set of
-   events closed under happens-before is a consistent cut: a possible global
-   state at which a failure could strike.
-2. **Orphan candidates**, pruned with the clocks outside any solver. A
-   failure of a process, or of a node (one failure, Meyer 2014 L622), rolls
+1. **Happens-before** by vector clocks (:mod:`.clocks`): an event knows its
+   rank's earlier events and, for a delivery, everything the packet's sender
+   knew. A set of events closed under happens-before is a consistent cut: a
+   global state a failure could meet.
+2. **Hazards**, pruned with the clocks outside any solver (:mod:`.hazards`).
+   A failure of a process, or of a node (one failure, Meyer 2014 L622), rolls
    back its rollback set R (the failed processes for pessimistic logging; the
    whole correlated set for Bouteiller et al., CCPE 2013, §3.2). A reception
    r by ``MPI_ANY_SOURCE`` at w in R is a real choice when another message
-   could have matched it: the first message of another source not yet
-   matched (MPI's non-overtaking rule), with a tag the receive takes, sent
-   without knowing of r (the match(r, s) choice of predictive analyses of
-   MPI traces). If a process of R then sends, after r, a message that a
-   survivor delivers, and the failure strikes before r's determinant is
-   durable, the re-execution may match r otherwise and send different
-   content: the survivor is an orphan (Meyer 2014 L672, Fig. 4.6;
-   Bouteiller et al. 2013, Theorem 2). The smallest cut holding the send and
-   its delivery is the join of their clocks; r is a hazard when that cut
-   lacks r's durability events (:func:`durability`) and r's process has not
-   checkpointed past r.
-3. **SMT over the real choices only** (z3): per failure, which candidate
-   (crash point = the victims' frontier in the cut, recovery line, alternative
-   match), with the cut's frontier and the durability exclusions as
-   constraints; each model is one witness, blocked in turn.
-4. **Confirmation on the model**: the cut is replayed on
+   could have matched it: per other source its first message not yet matched
+   (MPI's non-overtaking rule), with a tag the receive takes, sent without
+   knowing of r (the match(r, s) choice of predictive analyses of MPI
+   traces). If R then sends, after r, a message that a survivor delivers,
+   and the failure strikes before r's determinant is durable, the
+   re-execution may match r otherwise and send different content: the
+   survivor is an orphan (Meyer 2014 L672, Fig. 4.6; Bouteiller et al. 2013,
+   Theorem 2). Durability follows the protocol's rules
+   (:func:`.hazards.durability`); where the protocol lets the receiver go on
+   before its logging round trip ends, the cut may leave that round trip for
+   after the failure (:func:`.hazards.relaxed_cut`).
+3. **SMT over the real choices only** (:func:`.smt.solve`, z3): which
+   failure and hazard, the cut's frontier with the durability and checkpoint
+   exclusions, and the alternative match; smallest cut first, each model
+   blocked in turn.
+4. **Confirmation on the model** (:mod:`.confirm`): the cut is replayed on
    :class:`rrcheck.checker.model.System` (same protocol, workload, placement
-   and grouping), the failure injected, and the explicit explorer searches
-   the recovery for a violation of the shared invariants. A violation is a
+   and grouping), the failure injected, and steered walks of the recovery
+   look for a violation of the shared invariants. A violation is a
    counterexample in checker/trace.py's format that ``rrcheck replay``
    reproduces; a witness the model does not reproduce is reported as
    unconfirmed, never as a bug.
-
-Durability follows the protocols' rules (:func:`durability`): for the
-receiver-based engine (SBML, RBML, HMPL; Meyer 2014 §4.1–4.2) the reception's
-log entry is at its holder (the sender for SBML, L1045; the logger for
-RBML/HMPL) once the holder took the ``log`` packet, and — where the logger
-erases what it never confirmed (HMPL, L1165) — once the receiver took the
-``logged`` confirmation (t6); for correlated-set logging (Bouteiller et al.
-2013 §3.2.2) once the receiver's event logger wrote the determinant, which
-the protocol does for the receptions its rule logs.
 """
 from __future__ import annotations
 
@@ -54,8 +46,8 @@ from pathlib import Path
 from rrcheck.checker.errors import UsageError
 from rrcheck.checker.predict.clocks import Ev, Trace, build
 from rrcheck.checker.predict.confirm import MAX_CONFIRMATIONS, confirm, counterexample
-from rrcheck.checker.predict.hazards import (Candidate, candidates, durability, family, solve,
-                                             units_of)
+from rrcheck.checker.predict.hazards import Candidate, candidates, durability, family, units_of
+from rrcheck.checker.predict.smt import solve
 
 __all__ = ["Candidate", "Ev", "Prediction", "Trace", "build", "durability", "load_run", "predict"]
 
