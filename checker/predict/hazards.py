@@ -42,6 +42,15 @@ class Durability:
 
 
 def durability(trace: Trace, proto, ctx) -> Durability:
+    """When each reception's determinant survives a failure of its receiver.
+    Receiver-based engine (SBML, RBML, HMPL; Meyer 2014 §4.1–4.2): the entry
+    is at its holder (the sender for SBML, L1045; the logger for RBML and
+    HMPL) once the holder took the ``log`` packet — the k-th ``log`` packet
+    of a rank carries its k-th logged event — and, where the logger erases
+    what it never confirmed (HMPL, L1165), once it confirmed it; lost if the
+    holder fails too. Event logger (correlated sets, Bouteiller et al. 2013
+    §2.2, §3.2.2): on stable storage at the receiver's next ``log`` step, for
+    the receptions the protocol logs (Theorem 2: internal ones included)."""
     d = Durability()
     fam = family(proto)
     confirms: dict = {}
