@@ -77,16 +77,20 @@ def test_predict_unconfirmed_witness_is_not_reported_as_a_bug(tmp_path, monkeypa
     assert all(u["why"] for u in r.unconfirmed)
 
 
-def _happens_before(trace):
-    """Transitive closure of program order and packet edges, by brute force."""
+def _happens_before(trace, app=False):
+    """Transitive closure of program order and packet edges (``app``: the
+    program's messages from send to matching reception instead), by brute force."""
     evs = [e for es in trace.events for e in es]
     idx = {(e.p, e.i): k for k, e in enumerate(evs)}
     pred = {k: set() for k in range(len(evs))}
     for e in evs:
         if e.i > 1:
             pred[idx[(e.p, e.i)]].add(idx[(e.p, e.i - 1)])
-        if e.a[0] == "deliver":
+        if not app and e.a[0] == "deliver":
             src = trace.pkt_from[(e.a[1], e.p, e.a[3])]
+            pred[idx[(e.p, e.i)]].add(idx[(src.p, src.i)])
+        if app and e.got:
+            src = trace.sent_by[e.got]
             pred[idx[(e.p, e.i)]].add(idx[(src.p, src.i)])
     past: dict = {}
     for p, i in trace.order:  # a causal order: every predecessor comes first
@@ -100,6 +104,7 @@ def test_predict_vector_clocks_are_happens_before(tmp_path, protocol, mutant):
     d = _run(tmp_path, protocol, mutant, seed=3)
     cfg, journals = P.load_run(d)
     trace = P.build(cfg, journals, apps.twin("master_worker", 4, 2, 1).programs)
-    evs, idx, past = _happens_before(trace)
-    for e, f in itertools.product(evs, evs):
-        assert trace.knows(e, f) == (e is f or idx[(f.p, f.i)] in past[idx[(e.p, e.i)]])
+    for app, knows in ((False, trace.knows), (True, trace.app_knows)):
+        evs, idx, past = _happens_before(trace, app)
+        for e, f in itertools.product(evs, evs):
+            assert knows(e, f) == (e is f or idx[(f.p, f.i)] in past[idx[(e.p, e.i)]])

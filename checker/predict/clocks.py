@@ -32,6 +32,7 @@ class Trace:
     events: list                   # per rank, its events
     order: list                    # (p, index) of every event, in a causal order
     vc: list                       # per rank, int32 array (events x n) of vector clocks
+    app_vc: list                   # the same over application messages only (send -> matching recv)
     sent_by: dict                  # gid -> Ev that sent it
     got_by: dict                   # gid -> Ev that matched it
     pkt_from: dict                 # (src, dst, seq) -> Ev that sent the packet
@@ -41,6 +42,10 @@ class Trace:
     def knows(self, e: Ev, f: Ev) -> bool:
         """f happened before e (or e is f)."""
         return self.vc[e.p][e.i - 1][f.p] >= f.i
+
+    def app_knows(self, e: Ev, f: Ev) -> bool:
+        """f happened before e through the program's own messages."""
+        return self.app_vc[e.p][e.i - 1][f.p] >= f.i
 
     def frontier(self, *evs: Ev) -> np.ndarray:
         return np.maximum.reduce([self.vc[e.p][e.i - 1] for e in evs])
@@ -59,6 +64,23 @@ def _action(raw: list, p: int, i: int) -> tuple:
         raise UsageError(f"journal of rank {p}, event {i}: {raw!r} is not a scheduler event; "
                          "give a run directory `rrcheck run` wrote")
     return tuple(tuple(x) if isinstance(x, list) else x for x in raw)
+
+
+def app_clocks(events: list, order: list, sent_by: dict) -> list:
+    """Vector clocks of the program's causality: program order and each
+    application message from its send to its matching reception — what a
+    process must have seen before it sends, whatever the protocol's packets
+    (the order of predictive analyses of MPI traces)."""
+    n = len(events)
+    vc = [np.zeros((len(evs), n), dtype=np.int32) for evs in events]
+    cur = [np.zeros(n, dtype=np.int32) for _ in range(n)]
+    for p, k in order:
+        e = events[p][k]
+        c = np.maximum(cur[p], vc[sent_by[e.got].p][sent_by[e.got].i - 1]) if e.got else cur[p].copy()
+        c[p] = e.i
+        vc[p][k] = c
+        cur[p] = c
+    return vc
 
 
 def _actor(a) -> int:
@@ -148,5 +170,6 @@ def build(cfg, journals: list[list], programs) -> Trace:
     for g in got_by:
         if g not in sent_by:
             raise UsageError(f"a rank matched message {list(g)} that no rank sent: the journals are not one run")
-    return Trace(n, tuple(cfg.node_of), tuple(cfg.group_of), events, order, vc, sent_by, got_by,
+    return Trace(n, tuple(cfg.node_of), tuple(cfg.group_of), events, order, vc, app_clocks(events, order, sent_by),
+                 sent_by, got_by,
                  pkt_from, pkt_to, truncated)

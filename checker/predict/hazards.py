@@ -140,8 +140,10 @@ class Candidate:
 def alternatives(trace: Trace, w: int) -> dict:
     """For each non-deterministic event of w (position -> list): the matches
     it could have had (MPI non-overtaking, FIFO): per other source, its first
-    message not matched before, if the receive takes its tag and it was sent
-    without knowing of the reception; for a ``nondet`` choice, the others."""
+    message not matched before, if the receive takes its tag and the program
+    sends it without having seen the reception (application messages only:
+    a protocol packet that happened to arrive first is no dependence; the
+    model judges the rest); for a ``nondet`` choice, the others."""
     out: dict = {}
     seen: dict = {}
     for r in trace.events[w]:
@@ -154,8 +156,8 @@ def alternatives(trace: Trace, w: int) -> dict:
                     if src == r.got[0] or src == w:
                         continue
                     s = trace.sent_by.get((src, w, seen.get(src, 0)))
-                    if s is None or trace.knows(s, r):
-                        continue
+                    if s is None or trace.app_knows(s, r):
+                        continue  # the program cannot send it before r
                     tag = s.op[2] if s.op[0] == "send" else s.op[1]
                     if r.op[2] == ANY or r.op[2] == tag:
                         alts.append(s.sent)
