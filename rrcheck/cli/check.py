@@ -86,6 +86,8 @@ def add_parsers(sub) -> None:
     s.add_argument("file")
     s.add_argument("--svg", help="write a space-time diagram")
     s.add_argument("--json", action="store_true")
+    s.add_argument("--explain", action="store_true",
+                   help="classify each message at every rollback: past, in transit, orphan, future")
     s.set_defaults(func=cmd_replay)
 
 
@@ -266,9 +268,12 @@ def cmd_replay(args) -> int:
     if args.svg:
         from rrcheck.checker.render import svg
         T.write_atomic(Path(args.svg), svg(cx, rep))
+    from rrcheck.checker import explain as X
+    rbs = X.explain(cx) if args.explain or args.json else []
     if args.json:
         print(json.dumps({"file": args.file, "reproduced": same, "steps": rep.steps,
-                          "violation": v.as_dict() if v else None, "svg": args.svg}, indent=1))
+                          "violation": v.as_dict() if v else None, "svg": args.svg,
+                          "rollbacks": [rb.as_dict() for rb in rbs]}, indent=1))
     else:
         label = cx.mutant or cx.protocol
         print(f"{label} on {cx.workload}: {len(cx.events)} events")
@@ -277,6 +282,8 @@ def cmd_replay(args) -> int:
             print(f"  {t:>3}. {text}")
         if v:
             print(f"  => {v.property}: {v.message}")
+        for line in X.text(rbs):
+            print(line)
         print("reproduced" if same else f"NOT reproduced (file says {cx.violation.property})")
         if args.svg:
             print(f"diagram: {args.svg}")
