@@ -29,6 +29,7 @@ BY_PROPERTY = {
     "Termination": "chandy-lamport/no-channel-recording",
     "RollbackScope": "correlated-set/global-rollback",
     "Theorem1": "correlated-set/no-internal-silence",
+    "NoInTransitInGroup": "chandy-lamport/no-channel-recording",
 }
 
 
