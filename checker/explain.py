@@ -32,10 +32,11 @@ class Classified:
     k: int
     cls: str
     detail: str = ""
+    sent_at: int = 0             # the step of the send this classifies
 
     def as_dict(self) -> dict:
         return {"message": self.label, "from": self.src, "to": self.dst, "k": self.k, "class": self.cls,
-                "detail": self.detail}
+                "detail": self.detail, "sent_at_step": self.sent_at}
 
 
 @dataclass
@@ -158,7 +159,7 @@ def _classify(r: _Run, members: list) -> Rollback:
         end = back.get(dst, t_first)
         received = got and got[0] < end and before_line(dst, got[0])
         sent_before = before_line(src, ts)
-        m = Classified(label(system, (src, dst, k)), src, dst, k, "")
+        m = Classified(label(system, (src, dst, k)), src, dst, k, "", sent_at=ts)
         if sent_before and received:
             m.cls = PAST
         elif sent_before:
