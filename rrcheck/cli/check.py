@@ -88,6 +88,7 @@ def add_parsers(sub) -> None:
     s.add_argument("--json", action="store_true")
     s.add_argument("--explain", action="store_true",
                    help="classify each message at every rollback: past, in transit, orphan, future")
+    s.add_argument("--html", help="write a page that steps through the counterexample")
     s.set_defaults(func=cmd_replay)
 
 
@@ -270,6 +271,9 @@ def cmd_replay(args) -> int:
         T.write_atomic(Path(args.svg), svg(cx, rep))
     from rrcheck.checker import explain as X
     rbs = X.explain(cx) if args.explain or args.json else []
+    if args.html:
+        from rrcheck.checker.viewer import page
+        T.write_atomic(Path(args.html), page(cx))
     if args.json:
         print(json.dumps({"file": args.file, "reproduced": same, "steps": rep.steps,
                           "violation": v.as_dict() if v else None, "svg": args.svg,
