@@ -5,7 +5,7 @@
                   [--checkpoints C] [--mutant NAME] [--json] ...
     rrcheck check --all
     rrcheck check-workload W
-    rrcheck replay FILE [--svg OUT]
+    rrcheck replay FILE [--svg OUT] [--explain] [--html OUT] [--json]
     rrcheck fuzz PROTOCOL [--mutant NAME] [--procs N] [--failures F] [--examples K] [--seed S] [--json]
     rrcheck group PATTERN --method node|metis|rcb|rpcs --groups K
 
