@@ -62,6 +62,13 @@ def svg(cx, rep, rollbacks=None) -> str:
         for m in rb.messages:
             cls_of[(m.src, m.dst, m.k, m.sent_at)] = m.cls
     labels = _Labels()
+    for t in range(0, T + 1):  # what labels must not cover: the step numbers and the glyphs
+        for yy in (Y0 - 38, y(n - 1) + 40):
+            labels.boxes.append((x(t) - 8, yy - 10, x(t) + 8, yy + 2))
+    for e in tl:
+        r = {"crash": 10, "restart": 6, "checkpoint": 9}.get(e[0])
+        if r:
+            labels.boxes.append((x(e[1]) - r, y(e[2]) - r, x(e[1]) + r, y(e[2]) + r))
     body: list[str] = []
     for t in range(0, T + 1):  # step grid: a dot's step is the number above and below it
         body.append(f'<line x1="{x(t)}" y1="{Y0 - 34}" x2="{x(t)}" y2="{y(n - 1) + 28}" stroke="#e4e4e4"/>')
