@@ -68,6 +68,7 @@ class _Run:
     ckpts: list = field(default_factory=list)     # (t, p, cid)
     restores: list = field(default_factory=list)  # (t, p, cid, state after)
     crashes: list = field(default_factory=list)   # (t, p)
+    last: int = 0                                 # the number of steps
 
 
 def run(system, events) -> _Run:
@@ -80,6 +81,7 @@ def run(system, events) -> _Run:
         if a not in system.actions(s):
             raise UsageError(f"event {t} {list(a)} is not enabled at that point: the file does not replay")
         s, obs = system.step(s, a)
+        r.last = t
         for o in obs:
             if o[0] == "sent":
                 r.sends.append((t, o[1], o[2], o[3], o[4]))
@@ -133,14 +135,15 @@ def _classify(r: _Run, members: list) -> Rollback:
     for t, p, cid, _ in members:                               # p -> step of its checkpoint
         taken = [tc for tc, q, c in r.ckpts if q == p and c == cid and tc < t]
         line[p] = max(taken) if taken else 0
-    state_at = {p: s for _, p, _, s in members}
     cid0 = members[0][2]
-    for q in proto.coordinated_with(ctx, members[0][1]):
-        # a member the trace ends before it rolls back: the line holds its checkpoint of that id
+    for q in proto.coordinated_with(ctx, members[0][1]) if members[-1][0] == r.last else ():
+        # the trace stops at this restore (a violation found there): the other members
+        # of the group were about to roll back to their checkpoint of the same id
         taken = [tc for tc, x, c in r.ckpts if x == q and c == cid0]
         if q not in back and (taken or cid0 == 0):
             back[q], line[q] = members[-1][0], max(taken, default=0)
             members = members + [(back[q], q, cid0, members[-1][3])]
+    state_at = {p: s for _, p, _, s in members}
     crashes = [tc for tc, _ in r.crashes if tc < t_first]
     rb = Rollback(t_first, {p: (cid, line[p], t) for t, p, cid, _ in members},
                   tuple(q for q in range(n) if q not in back), crashes[-1] if crashes else None)
@@ -164,8 +167,8 @@ def _classify(r: _Run, members: list) -> Rollback:
             m.cls = PAST
         elif sent_before:
             m.cls = IN_TRANSIT
-            m.detail = _served(system, state_at.get(dst) or state_at[src], src, dst, k, back, dst in back
-                               and _cid(members, dst))
+            m.detail = _served(system, state_at.get(dst) or state_at[src], src, dst, k,
+                               _cid(members, dst) if dst in back else None)
         elif received or (dst not in back and got):
             m.cls = ORPHAN
             m.detail = _resent(r, src, dst, k, payload, back[src], got[0] if got else None, back)
@@ -186,13 +189,13 @@ def _cid(members: list, p: int) -> int:
     return next(cid for _, q, cid, _ in members if q == p)
 
 
-def _served(system, s, src: int, dst: int, k: int, back: dict, cid) -> str:
+def _served(system, s, src: int, dst: int, k: int, cid: int | None) -> str:
     """Where the recovery finds an in-transit message at the restore."""
     gid = (src, dst, k)
     proto, ctx, n = system.protocol, system.ctx, system.n
     where = []
     pr = s.procs[dst]
-    if cid is not False and cid is not None and any(
+    if cid is not None and any(
             m.gid == gid for m in proto.recorded_channels(ctx, dst, pr.stab, cid)):
         where.append(f"the channel state recorded with P{dst}'s checkpoint")
     elif pr.alive and any(m.msg.gid == gid for m in pr.mailbox):

@@ -5,6 +5,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from rrcheck.checker import explain as X
 from rrcheck.checker import trace as T
 from rrcheck.checker.scenarios import Scenario, make_system
@@ -133,3 +135,23 @@ def test_invariants_explain_cli_text_and_json():
     msgs = {m["message"]: m["class"] for m in d["rollbacks"][0]["messages"]}
     assert msgs["m5"] == "orphan" and msgs["m3"] == "future"
     assert d["rollbacks"][0]["checkpoints"]["P2"]["checkpoint"] == "C0"
+
+
+def test_invariants_explain_c3_late_message_lost_without_late_logging():
+    """The mutant that does not log late messages: the explanation names the
+    late m2 as in transit and held nowhere (the violation is NoInTransitInGroup)."""
+    cx = T.load(CURATED / "app-level__no-late-logging.json")
+    assert cx.violation.property == "NoInTransitInGroup"
+    (rb,) = X.explain(cx)
+    m2 = next(m for m in rb.messages if m.label == "m2")
+    assert m2.cls == "in transit" and m2.detail == "C3: late; held nowhere: LOST"
+    assert sorted(rb.checkpoints) == [0, 1]  # the line of both, though the trace stops at P0's restore
+
+
+@pytest.mark.parametrize("path", sorted(CURATED.glob("*.json")), ids=lambda p: p.stem)
+def test_invariants_explain_every_curated_counterexample(path):
+    """Every curated counterexample explains: each rollback has a line for
+    each process that rolls back, each message one of the four classes."""
+    for rb in X.explain(T.load(path)):
+        assert rb.checkpoints and not set(rb.checkpoints) & set(rb.survivors)
+        assert all(m.cls in ("past", "in transit", "orphan", "future") for m in rb.messages)
