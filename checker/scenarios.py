@@ -61,7 +61,10 @@ DEFAULTS: dict[str, tuple[Scenario, ...]] = {
                  note="two sets of two, a checkpoint per set, node crash"),
         Scenario("pingpong", 2, 1, note="one set of two, a checkpoint wave"),
         Scenario("any_source_race", 3, 2, checkpoints=0, note="ANY_SOURCE race across two sets"),
-        Scenario("fig1", checkpoints=0, crash_kinds=("process",), note="seed 000 Fig. 1, singleton sets"),
+        Scenario("fig1", at_sites=True, crash_kinds=("process",),
+                 note="Bouteiller et al. Fig. 1, singleton sets: C_1^1 after m1 and m2"),
+        Scenario("fig2", checkpoints=0, crash_kinds=("process",),
+                 note="Bouteiller et al. Fig. 2: the execution of Theorem 2, S1 = {P0, P1, P2}"),
     ),
     "sbml": (
         Scenario("ring", 2, 2, note="a checkpoint and its garbage collection at the senders"),
@@ -139,7 +142,7 @@ SLOW: dict[str, tuple[Scenario, ...]] = {
 }
 
 MUTANT_SCENARIOS: dict[str, Scenario] = {
-    "correlated-set/no-internal-event-logging": Scenario("theorem2", checkpoints=0, crash_kinds=("process",)),
+    "correlated-set/no-internal-event-logging": Scenario("fig2", checkpoints=0, crash_kinds=("process",)),
     "correlated-set/no-internal-silence": Scenario("ring", 2, 1),
     "correlated-set/no-external-payload-copy": Scenario("ring", 4, 2, checkpoints=0),
     "correlated-set/global-rollback": Scenario("ring", 4, 2, checkpoints=0),

@@ -5,7 +5,7 @@
                   [--checkpoints C] [--mutant NAME] [--json] ...
     rrcheck check --all
     rrcheck check-workload W
-    rrcheck replay FILE [--svg OUT]
+    rrcheck replay FILE [--svg OUT] [--explain] [--html OUT] [--json]
     rrcheck fuzz PROTOCOL [--mutant NAME] [--procs N] [--failures F] [--examples K] [--seed S] [--json]
     rrcheck group PATTERN --method node|metis|rcb|rpcs --groups K
 
@@ -163,6 +163,9 @@ def add_parsers(sub) -> None:
     s.add_argument("file", help="a counterexample .json that rrcheck check or fuzz wrote")
     s.add_argument("--svg", metavar="OUT", help="write a space-time diagram to OUT (- for stdout; default none)")
     s.add_argument("--json", action="store_true", help="print JSON on stdout")
+    s.add_argument("--explain", action="store_true",
+                   help="classify each message at every rollback: past, in transit, orphan, future")
+    s.add_argument("--html", metavar="OUT", help="write a self-contained page that steps through the counterexample")
     s.set_defaults(func=cmd_replay)
 
 
@@ -431,6 +434,7 @@ def cmd_replay(args) -> int:
     from rrcheck.checker import trace as T
     from rrcheck.files import check_file
     svg_path = check_file(args.svg, "--svg") if args.svg else None
+    html_path = check_file(args.html, "--html") if args.html else None
     if svg_path == "-" and args.json:
         raise UsageError("--svg - and --json both write to standard output; give --svg a file")
     cx = T.load(args.file)
@@ -440,11 +444,17 @@ def cmd_replay(args) -> int:
     if svg_path:
         from rrcheck.checker.render import svg
         T.write_atomic(svg_path, svg(cx, rep))
+    from rrcheck.checker import explain as X
+    rbs = X.explain(cx) if args.explain or args.json else []
+    if html_path:
+        from rrcheck.checker.viewer import page
+        T.write_atomic(html_path, page(cx))
     if svg_path == "-":
         pass
     elif args.json:
         print(json.dumps({"file": args.file, "reproduced": diff is None, "difference": diff, "steps": rep.steps,
-                          "violation": v.as_dict() if v else None, "svg": args.svg}, indent=1, default=list))
+                          "violation": v.as_dict() if v else None, "svg": args.svg,
+                          "rollbacks": [rb.as_dict() for rb in rbs]}, indent=1, default=list))
     else:
         label = cx.mutant or cx.protocol
         print(f"{label} on {cx.workload}: {len(cx.events)} events")
@@ -453,6 +463,8 @@ def cmd_replay(args) -> int:
             print(f"  {t:>3}. {text}")
         if v:
             print(f"  => {v.property}: {v.message}")
+        for line in X.text(rbs):
+            print(line)
         print("reproduced" if diff is None else f"NOT reproduced: {diff}")
         if args.svg:
             print(f"diagram: {args.svg}")
