@@ -29,7 +29,7 @@ PROFILES = ("ci", "deep")  # the Hypothesis settings profiles checker/stateful.p
 # benchmarks/fuzz_vs_explore.py measures each against the explicit search.
 FUZZ_SCENARIOS: dict[str, Scenario] = {
     "correlated-set/no-internal-event-logging":
-        Scenario("theorem2", checkpoints=0, failures=2, crash_kinds=("process",), note="two failures"),
+        Scenario("fig2", checkpoints=0, failures=2, crash_kinds=("process",), note="two failures"),
     "correlated-set/no-internal-silence": Scenario("ring", 4, 2, note="two sets of two, a wave in each"),
     "correlated-set/no-external-payload-copy": Scenario("ring", 8, 4, checkpoints=0),
     "correlated-set/global-rollback": Scenario("ring", 8, 4, checkpoints=0),
