@@ -25,3 +25,22 @@ def test_invariants_curated_counterexample_replays(path):
     assert rep.violation.property == cx.violation.property
     assert rep.steps == len(cx.events)
     assert svg(cx, rep).startswith("<svg")
+
+
+def test_invariants_open_finding_sbml_node_crash_loses_an_rsn():
+    """An open finding, not a mutant: the correct SBML, 4 processes on 2 nodes.
+    Node 0's crash takes the master P0 and P1, and with P1's volatile log the RSN
+    of P1's message m10, which P0 had received (and acted on: its next send
+    to P2 depends on it). P0's collected log has a gap at that RSN; the gap rule
+    (Meyer 2014 §4.1.1: partially logged messages are replayed in any order)
+    gives it to P3's m30, so P0 re-sends to P2 differently and P2 is an orphan.
+    Sender-based logging keeps determinants in the senders' memory and so
+    survives one process failure (Johnson and Zwaenepoel), not a crash that
+    takes a receiver with a sender it received from after its checkpoint.
+    Found by `rrcheck predict`; the 3-process default scenarios are too small
+    to show it. When SBML's model changes here, this test says so."""
+    cx = T.load(CURATED / "findings" / "sbml__node-crash-loses-an-rsn.json")
+    assert cx.protocol == "sbml" and cx.mutant is None
+    rep = T.replay(cx)
+    assert rep.violation is not None and rep.violation.property == "NoOrphan"
+    assert T.differences(cx.violation, rep.violation) is None
