@@ -16,6 +16,9 @@ MUTANTS = [("sbml", "sbml/send-before-rsn-ack"), ("hmpl", "hmpl/no-wildcard-bloc
            ("correlated-set", "correlated-set/no-internal-event-logging")]
 # correct sbml is judged on process failures: a node failure taking the master
 # and a sender together is a separate finding (the RSN gap rule), not this test's
+# Theorem 2 needs two internal receptions that race (an unlogged reception only
+# fills a gap in the logged numbers): three workers per set, not one
+SIZE = {"correlated-set/no-internal-event-logging": {"n": 6, "nodes": 2}}
 KINDS = {"sbml": ("process",), "hmpl": ("process", "node"), "correlated-set": ("process", "node")}
 
 
@@ -29,7 +32,7 @@ def _run(tmp_path, protocol, mutant=None, seed=0, n=4, nodes=2):
 @pytest.mark.parametrize("protocol,mutant", MUTANTS)
 @pytest.mark.parametrize("seed", [0, 1])
 def test_invariants_predict_mutant_confirmed_from_failure_free_run(tmp_path, protocol, mutant, seed):
-    d = _run(tmp_path, protocol, mutant, seed)
+    d = _run(tmp_path, protocol, mutant, seed, **SIZE.get(mutant, {}))
     r = P.predict(d, crash_kinds=KINDS[protocol])
     assert r.verdict == "confirmed", r.as_dict()
     w = r.witness
@@ -108,3 +111,13 @@ def test_predict_vector_clocks_are_happens_before(tmp_path, protocol, mutant):
         evs, idx, past = _happens_before(trace, app)
         for e, f in itertools.product(evs, evs):
             assert knows(e, f) == (e is f or idx[(f.p, f.i)] in past[idx[(e.p, e.i)]])
+
+
+def test_invariants_predict_theorem2_needs_two_unlogged_receptions(tmp_path):
+    """With one internal sender per set (master_worker, 4 ranks on 2 nodes) the
+    mutant without internal event logging cannot diverge: the master's only
+    unlogged reception fills the one gap the logged numbers leave. No hazard,
+    where a rule that ignored the logged numbers would report one."""
+    d = _run(tmp_path, "correlated-set", "correlated-set/no-internal-event-logging")
+    r = P.predict(d, crash_kinds=("process", "node"))
+    assert r.verdict == "none" and r.stats["nondeterministic_receptions"] >= 1, r.as_dict()

@@ -1,5 +1,5 @@
 """``rrcheck predict`` on failure-free runs over real MPI (4 ranks on 2 nodes,
-master_worker, one round, each under a wall-clock timeout): the mutants whose
+master_worker, one round, each under a wall-clock timeout; 6 ranks for Theorem 2): the mutants whose
 bug needs a failure are found and confirmed from the failure-free trace
 alone, and the correct protocols give no witness on the same workload."""
 import shutil
@@ -18,8 +18,8 @@ TIMEOUT = 90
 pytestmark = pytest.mark.xdist_group("mpi")  # one mpiexec at a time: runs share the machine's ports and /tmp
 
 
-def _failure_free(tmp_path, protocol, mutant=None):
-    cfg = make_config(protocol, "master_worker", 4, 2, iters=1, mutant=mutant)
+def _failure_free(tmp_path, protocol, mutant=None, n=4):
+    cfg = make_config(protocol, "master_worker", n, 2, iters=1, mutant=mutant)
     got = launch(cfg, tmp_path / "run", TIMEOUT)
     assert got.status == "finished", got.stderr
     assert not list((tmp_path / "run").glob("journal-*-1.jsonl"))  # no failure: one incarnation each
@@ -30,7 +30,8 @@ def _failure_free(tmp_path, protocol, mutant=None):
                                              ("hmpl", "hmpl/no-wildcard-block"),
                                              ("correlated-set", "correlated-set/no-internal-event-logging")])
 def test_runtime_invariants_predict_mutant_from_failure_free_mpi_run(tmp_path, protocol, mutant):
-    d = _failure_free(tmp_path, protocol, mutant)
+    # Theorem 2 needs two internal receptions that race: three workers per set
+    d = _failure_free(tmp_path, protocol, mutant, 6 if mutant.startswith("correlated-set") else 4)
     r = predict(d, save=tmp_path / "cx.json")
     assert r.verdict == "confirmed", r.as_dict()
     assert r.witness["property"] == "NoOrphan" and not r.truncated

@@ -340,8 +340,15 @@ def candidates(trace: Trace, dur: Durability, proto, ctx, units) -> tuple[list, 
                 stats["nondeterministic_receptions"] += 1
                 if not alts:
                     continue
-                stats["receptions_with_alternatives"] += 1
                 need = dur.need.get((w, r.i))
+                if need is None and family(proto) == "event-logger":
+                    # recovery forces every logged reception number; an unlogged reception
+                    # only fills a gap, so only another unlogged one can take its place
+                    # (Bouteiller et al. 2013 §3.2.2, Theorem 2: two internal receptions race)
+                    alts = [a for a in alts if a[0] == "choice" or not proto._logged(ctx, w, a[0])]
+                    if not alts:
+                        continue
+                stats["receptions_with_alternatives"] += 1
                 relax = relaxable(proto, r)
                 for x in R:
                     # x's first event that knows of r (clocks grow along x)
