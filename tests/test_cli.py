@@ -217,3 +217,19 @@ def test_every_curated_counterexample_replays_with_its_values(capsys):
         assert main(["replay", str(f), "--json"]) == 0, f
         d = json.loads(capsys.readouterr().out)
         assert d["reproduced"] and d["difference"] is None
+
+
+def test_theorem1_unchecked_is_vacuous_only_where_a_set_has_members_to_check():
+    """Fig. 1's sets are single processes (sender-based logging): Theorem1 has
+    no intra-set message to check, which is no vacuity; on sets of two a pass
+    that never checked a recovery line is."""
+    from rrcheck.checker.check import vacuity
+    from rrcheck.checker.explore import Result
+    from rrcheck.checker.scenarios import Scenario
+    w = {"crashes": 3, "rollbacks": 3, "terminal_states_after_failure": 2, "checkpoints": 1,
+         "theorem1_lines_checked": 0}
+    r = Result("pass", 10, 12, 4, 0.1, w, "bfs")
+    assert vacuity("correlated-set", Scenario("fig1"), r, sets_of_one=True) is None
+    assert "Theorem1 never checked" in vacuity("correlated-set", Scenario("ring", 4, 2), r)
+    assert vacuity("correlated-set", Scenario("ring", 4, 2), Result("pass", 10, 12, 4, 0.1,
+                                                                   {**w, "theorem1_lines_checked": 1}, "bfs")) is None
