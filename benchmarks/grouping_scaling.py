@@ -1,8 +1,7 @@
-"""Seed 002 Figs. 5–6: partitioning time against n on 2-D grids, 100 groups.
+"""Jitsumoto et al. Figs. 5–6: partitioning time against n on 2-D grids, 100 groups.
 
 RPCS, pmetis (METIS recursive bisection), kmetis (METIS k-way) and RCB are timed side by
-side in one run on nx × nx grids (vertices = nodes, 4 neighbours, equal weights; seed
-002 §V.A) up to 10^6 vertices, and a power law t = c·n^e is fitted to each.
+side in one run on nx × nx grids (vertices = nodes, 4 neighbours, equal weights; Jitsumoto et al. §V.A) up to 10^6 vertices, and a power law t = c·n^e is fitted to each.
 
 What is timed, for each method, is the partitioning from a ready input: METIS gets the
 CSR graph, RCB the coordinates, RPCS the node grid (the machine topology). "RPCS" is
@@ -47,7 +46,7 @@ METHODS = ("RPCS", "RPCS+broadcast", "kmetis", "pmetis", "RCB")
 FIT_REASON = ("t = c + a*n^b, not a pure power law: METIS k-way partitions initially a graph coarsened "
               "only to ~30*k vertices whatever n (its own timer: ~30 ms of kmetis' ~36 ms at n = 10^4, "
               "'kmetis_phases' below), a per-call constant that a log-log line reads as sub-linear growth; "
-              "seed 002 §V.A states complexities in n at fixed k, i.e. the n-dependent term, and its text "
+              "Jitsumoto et al. §V.A states complexities in n at fixed k, i.e. the n-dependent term, and its text "
               "gives no n range or fit of its own.")
 
 
@@ -172,7 +171,7 @@ def main(argv=None):
     criteria = {"rpcs_exponent_le_0.6": crit("RPCS", 0.6, lambda e: e <= 0.6)}
     for m in ("kmetis", "pmetis"):
         criteria[f"{m}_exponent_ge_0.9"] = crit(m, 0.9, lambda e: e >= 0.9)
-    # not a Done-when item: our serial stand-in for the machine's parallel broadcast is O(n)
+    # not measured: our serial stand-in for the machine's parallel broadcast is O(n)
     informational = {"rpcs_with_broadcast_exponent": crit("RPCS+broadcast", None, lambda e: e <= 0.6)}
     slowest_ratio = min(speedup["kmetis/RPCS"], speedup["pmetis/RPCS"])
     criteria["rpcs_10x_faster_than_both_metis_at_largest_n"] = {
@@ -180,7 +179,7 @@ def main(argv=None):
         "with_broadcast": min(speedup["kmetis/RPCS+broadcast"], speedup["pmetis/RPCS+broadcast"])}
     total = time.perf_counter() - t_start
     path = write_result("grouping_scaling", {
-        "figure": "seed 002 Figs. 5-6", "groups": k, "repeats": args.repeats,
+        "figure": "Jitsumoto et al. Figs. 5-6", "groups": k, "repeats": args.repeats,
         "pattern": "2-D grid graphs, vertices = nodes, 4 neighbours, equal weights (synthetic)",
         "timed": "partitioning from a ready input (CSR for METIS, coordinates for RCB, node grid for RPCS); "
                  "min of at least `repeats` runs, more (<= 100) while under 0.3 s per method and size",
@@ -195,7 +194,7 @@ def main(argv=None):
         ax.loglog(ns, ts, mk + "-", label=f"{m} (c + a·n^{fits[m]['exponent']:.2f})")
     ax.set_xlabel("vertices n (2-D grid)")
     ax.set_ylabel("partitioning time [s]")
-    ax.set_title(f"Partitioning time, {k} groups (cf. seed 002 Fig. 5)")
+    ax.set_title(f"Partitioning time, {k} groups (cf. Jitsumoto et al. Fig. 5)")
     ax.grid(True, which="both", alpha=0.3)
     ax.legend(fontsize=8)
     fig.tight_layout()
@@ -210,7 +209,7 @@ def main(argv=None):
     ax.plot(ns, np.polyval(c, np.sqrt(ns)), "k:", label="a + b·sqrt(n) fit to RPCS")
     ax.set_xlabel("vertices n (2-D grid)")
     ax.set_ylabel("time [ms]")
-    ax.set_title(f"RPCS, {k} groups (cf. seed 002 Fig. 6)")
+    ax.set_title(f"RPCS, {k} groups (cf. Jitsumoto et al. Fig. 6)")
     ax.grid(True, alpha=0.3)
     ax.legend(fontsize=8)
     fig.tight_layout()

@@ -1,8 +1,8 @@
-"""Seed 003 §4, Table 1, for the NAS-like patterns (SYNTHETIC, not the paper's traces),
+"""Guermouche and Ropars 2011 §4, Table 1, for the NAS-like patterns (SYNTHETIC, not the paper's traces),
 printed beside the paper's values.
 
 Two groupings per application, 1024 processes:
-  auto   the cost-driven bisection the paper used (its ref. [13], seed 002 §II.A): every
+  auto   the cost-driven bisection the paper used (its ref. [13], Jitsumoto et al. §II.A): every
          group is bisected by METIS, level after level, and the level with the least
          α·L + β·Σ|P_k|²/|P|² (α = 23 %, β = 12.4 %) is kept;
   k=     METIS k-way with the paper's number of groups, to compare at equal k.
@@ -72,7 +72,7 @@ def main(argv=None):
                                        "levels": straight_trail}}
 
     head = f"{'groups':>6} {'min':>5} {'max':>5} {'%rollbk':>9} {'%logged':>9}"
-    lines = ["Seed 003 Table 1 (NAS class D, 1024 processes) beside the SYNTHETIC NAS-like patterns",
+    lines = ["Guermouche and Ropars 2011 Table 1 (NAS class D, 1024 processes) beside the SYNTHETIC NAS-like patterns",
              "(Nombre de groupes, Taille Min, Taille Max, % Retour, % enregistre)",
              f"{'app':<4} | {'paper (traces)':^37} | {'auto: cost-driven bisection':^37} | "
              f"{'kmetis, paper k':^37}",
@@ -92,7 +92,7 @@ def main(argv=None):
               f"{r['auto_straight']['groups']} groups, {r['auto_straight']['pct_logged']:.2f} % logged")
     total = time.perf_counter() - t_start
     path = write_result("grouping_table1", {
-        "table": "seed 003 section 4, Table 1", "alpha": args.alpha, "beta": args.beta,
+        "table": "Guermouche and Ropars 2011 section 4, Table 1", "alpha": args.alpha, "beta": args.beta,
         "patterns": "NAS-like, synthetic (grouping/nas.py), not traces", "rows": rows,
         "printed": table, "benchmark_seconds": total})
 
@@ -106,7 +106,7 @@ def main(argv=None):
         ax.set_xticks(x, APPS)
         ax.set_title(title, fontsize=9)
     axes[0].legend(fontsize=7)
-    fig.suptitle("Seed 003 Table 1 vs NAS-like synthetic patterns", fontsize=10)
+    fig.suptitle("Guermouche and Ropars 2011 Table 1 vs NAS-like synthetic patterns", fontsize=10)
     fig.tight_layout()
     fig.savefig(plot_path("grouping_table1"), dpi=120)
     plt.close(fig)

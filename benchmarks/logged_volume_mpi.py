@@ -1,4 +1,4 @@
-"""Logged payload volume over real MPI, failure-free, per rank (seed 000 §4.4,
+"""Logged payload volume over real MPI, failure-free, per rank (Bouteiller et al. 2013 §4.4,
 Fig. 7): the message-logging protocols the runtime drives (SBML, correlated-
 set with one set per node, RBML and HMPL where registered) on every runtime
 workload, 8 ranks on 2 nodes (4 per node: the paper's 8-core nodes scaled
@@ -32,7 +32,7 @@ SIZES = (64, 4096, 256 * 1024)
 COLLECTIVES = ("hier_bcast", "hier_reduce", "flat_bcast", "flat_reduce")
 # workload -> iterations: every rank is the root of a collective once (8 iterations)
 ITERS = {"stencil2d": 5, "ring": 5, "master_worker": 3, "cg": 5, **{c: N for c in COLLECTIVES}}
-PAPER = ("seed 000 §4.4, Fig. 7: with correlated sets = nodes, a topology-aware (hierarchical) reduce, and a "
+PAPER = ("Bouteiller et al. 2013 §4.4, Fig. 7: with correlated sets = nodes, a topology-aware (hierarchical) reduce, and a "
          "broadcast of large messages (pipeline over node leaders), log only what crosses nodes: one core per "
          "node logs, so the log volume is divided by the number of cores per node; a latency-optimising "
          "non-topology-aware tree (small broadcasts) logs nearly everything, unevenly across ranks.")

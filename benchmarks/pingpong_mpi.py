@@ -1,8 +1,7 @@
 """Ping-pong latency and bandwidth over real MPI, 8 B to 16 MiB: plain mpi4py
 beside the protocols the runtime drives (SBML, correlated-set inside one set
 and across two sets, RBML and HMPL), all measured in each ``mpiexec`` launch
-at one message size, so they share the machine's state (seed 000 §4.2.2, seed
-004 §4.3 NetPIPE, L1212–1222). Three launches per size are pooled (all
+at one message size, so they share the machine's state (Bouteiller et al. 2013 §4.2.2, Meyer 2014 §4.3, NetPIPE). Three launches per size are pooled (all
 sizes once, then again): on this VM one launch's median leaves a 10 %
 difference unsettled. The logged volume is benchmarks/logged_volume_mpi.py's.
 
@@ -254,7 +253,7 @@ def _paired(r: dict, a: str, b: str, how) -> float | None:
 
 
 def compare(rows: list[dict]) -> dict:
-    """The issue's questions, per size: protocol time over a reference's in the
+    """The questions asked, per size: protocol time over a reference's in the
     same trial, the median over trials (time, so a ratio above 1 is a
     bandwidth below the reference's)."""
     pairs = [("correlated-set inside a set", "plain mpi4py"), ("correlated-set inside a set", "runtime, no protocol"),

@@ -1,5 +1,5 @@
 """Failure-free runs of a workload: the reference final states of
-FailureFreeEquivalence and the determinism class (DESIGN §2; seed 003 §2.3 for
+FailureFreeEquivalence and the determinism class (docs/design.md §2; Guermouche and Ropars 2011 §2.3 for
 send-determinism).
 
 - deterministic: every failure-free interleaving has, per process, the same

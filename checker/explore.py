@@ -1,4 +1,4 @@
-"""Explicit-state search (DESIGN §5): BFS (a violation found is a shortest one),
+"""Explicit-state search (docs/design.md §5): BFS (a violation found is a shortest one),
 DFS, and seeded random walks, over any :class:`rrcheck.checker.model.System`.
 
 The explorer never imports a protocol: it asks the system for enabled actions

@@ -36,7 +36,7 @@ FUZZ_SCENARIOS: dict[str, Scenario] = {
     "chandy-lamport/no-channel-recording": Scenario("ring", 4, 4),
     # fig1 is a fixed figure of three; the same ANY_SOURCE race on six processes
     "sbml/no-event-logging": Scenario("any_source_race", 6, 3, checkpoints=0, crash_kinds=("process",)),
-    # seed 004 assumes no failure during a recovery (L623): the thesis' SBML
+    # Meyer 2014 assumes no failure during a recovery (Meyer 2014 §2.2.1): the thesis' SBML
     # does not promise to survive two at once
     "sbml/no-duplicate-suppression": Scenario("pingpong", checkpoints=0, failures=2, crash_kinds=("process",),
                                               no_failure_during_recovery=True),
@@ -65,9 +65,9 @@ def at_least_twice(big: Scenario, small: Scenario) -> bool:
 
 def sequential_failures(protocol: str | None, mutant: str | None) -> bool:
     """Whether the default configuration strikes failures one at a time, none
-    during a recovery (the assumption of seed 004 L623): so it does where
+    during a recovery (the assumption of Meyer 2014 §2.2.1): so it does where
     :func:`doubled` doubles the failures of a scenario not listed here, since
-    a protocol may promise no more than one recovery at a time (seed 003's
+    a protocol may promise no more than one recovery at a time (Guermouche and Ropars 2011's
     send-deterministic protocol does not survive concurrent restarts)."""
     if mutant:
         return mutant not in FUZZ_SCENARIOS and scenario_for_mutant(mutant).workload in W.FIXED

@@ -1,4 +1,4 @@
-"""Ghost bookkeeping (DESIGN §4): what each process has sent and delivered in
+"""Ghost bookkeeping (docs/design.md §4): what each process has sent and delivered in
 its *current* history, kept apart from protocol state.
 
 A history is reset to its checkpointed value when its process rolls back, so

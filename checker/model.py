@@ -1,4 +1,4 @@
-"""The system model (DESIGN §2): processes on nodes, channels, failures, storage.
+"""The system model (docs/design.md §2): processes on nodes, channels, failures, storage.
 
 A :class:`System` is a Stateright-style model — initial state, enabled
 actions, next state — built from a protocol, a workload and a scenario. It
@@ -100,7 +100,7 @@ class Bounds:
     checkpoints: int = 1  # checkpoints a process may initiate
     depth: int = 10_000
     crash_kinds: tuple[str, ...] = ("process", "node")
-    no_failure_during_recovery: bool = False  # seed 004 L623
+    no_failure_during_recovery: bool = False  # Meyer 2014 §2.2.1
     checkpoint_at_sites: bool = False  # a protocol may start a checkpoint only at a checkpoint_site
 
     def as_dict(self) -> dict:
@@ -247,7 +247,7 @@ class System:
             return None
         return nos.pop()
 
-    # -- reductions (DESIGN §5: each keeps every terminal state) -----------------
+    # -- reductions (docs/design.md §5: each keeps every terminal state) -----------------
     @staticmethod
     def actor(a: tuple) -> int:
         return a[2] if a[0] == "deliver" else a[1]

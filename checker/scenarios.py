@@ -27,7 +27,7 @@ class Scenario:
     at_sites: bool = False
     depth: int = 10_000
     note: str = ""
-    no_failure_during_recovery: bool = False  # seed 004 L623
+    no_failure_during_recovery: bool = False  # Meyer 2014 §2.2.1
 
     def bounds(self) -> Bounds:
         return Bounds(failures=self.failures, checkpoints=self.checkpoints, depth=self.depth,
@@ -68,27 +68,27 @@ DEFAULTS: dict[str, tuple[Scenario, ...]] = {
     ),
     "sbml": (
         Scenario("ring", 2, 2, note="a checkpoint and its garbage collection at the senders"),
-        Scenario("pingpong", 2, 2, checkpoints=0, note="NetPIPE-like ping-pong (seed 004 §5.1.2)"),
+        Scenario("pingpong", 2, 2, checkpoints=0, note="NetPIPE-like ping-pong (Meyer 2014 §5.1.2)"),
         Scenario("node_handoff", at_sites=True,
-                 note="a node crash takes a sender checkpointed past m1 and m1's receiver (L622)"),
+                 note="a node crash takes a sender checkpointed past m1 and m1's receiver (Meyer 2014 §2.2.1)"),
         Scenario("node_rsn_gap", checkpoints=0,
-                 note="a node crash loses the RSN its sender held, not the next one (L1051)"),
+                 note="a node crash loses the RSN its sender held, not the next one (Meyer 2014 §4.1.1)"),
     ),
     "hmpl": (
         Scenario("pingpong", 2, 2, checkpoints=0,
-                 note="NetPIPE-like ping-pong: every failure moment of Fig. 4.4 (seed 004 L1164–1166)"),
+                 note="NetPIPE-like ping-pong: every failure moment of Fig. 4.4 (Meyer 2014 §4.2.2)"),
         Scenario("wildcard_race", checkpoints=0, crash_kinds=("process",),
-                 note="wildcard rule (L1188) with competing senders (L1195)"),
+                 note="wildcard rule (Meyer 2014 §4.2.3) with competing senders (Meyer 2014 §4.2.3)"),
         Scenario("ring", 2, 2, note="a checkpoint, the log collected behind it"),
         Scenario("node_handoff", at_sites=True,
-                 note="a node crash takes a sender checkpointed past m1 and m1's receiver (L622)"),
+                 note="a node crash takes a sender checkpointed past m1 and m1's receiver (Meyer 2014 §2.2.1)"),
     ),
     "rbml": (
         Scenario("ring", 2, 2, checkpoints=0, note="every failure moment of the flow"),
         Scenario("pingpong", 2, 2, checkpoints=0, note="NetPIPE-like ping-pong"),
         Scenario("testany", checkpoints=0, crash_kinds=("process",), note="a logged Testany outcome"),
         Scenario("node_handoff", at_sites=True,
-                 note="a node crash takes a sender checkpointed past m1 and m1's receiver (L622)"),
+                 note="a node crash takes a sender checkpointed past m1 and m1's receiver (Meyer 2014 §2.2.1)"),
     ),
     "coordinated": (
         Scenario("ring", 2, 2),
@@ -101,7 +101,7 @@ DEFAULTS: dict[str, tuple[Scenario, ...]] = {
         Scenario("pingpong", 2, 2),
     ),
     "send-deterministic": (
-        Scenario("sd_phases", checkpoints=0, note="seed 003 Fig. 2 core: two groups, orphan m3, m7 held"),
+        Scenario("sd_phases", checkpoints=0, note="Guermouche and Ropars 2011 Fig. 2 core: two groups, orphan m3, m7 held"),
         Scenario("sd_burst", note="a checkpoint, acknowledgements, buffering during a restart"),
         Scenario("reduce", 3, 2, checkpoints=0, note="send-deterministic ANY_SOURCE reduction, node crash"),
         Scenario("ring", 2, 1, note="a coordinated checkpoint wave inside a group of two, node crash"),
@@ -110,11 +110,11 @@ DEFAULTS: dict[str, tuple[Scenario, ...]] = {
     ),
     "app-level": (
         Scenario("c3_epochs", at_sites=True, crash_kinds=("process",),
-                 note="seed 001: late, early, intra-epoch messages, a nondet choice, a Log-End line"),
+                 note="the C3 slides: late, early, intra-epoch messages, a nondet choice, a Log-End line"),
         Scenario("c3_two_epochs", checkpoints=2, at_sites=True, crash_kinds=("process",),
-                 note="seed 001: two successive epochs, a failure in either"),
+                 note="the C3 slides: two successive epochs, a failure in either"),
         Scenario("c3_collectives", at_sites=True, crash_kinds=("process",),
-                 note="seed 001: reduce, bcast, alltoall and barrier before a checkpoint, inside a log, after it"),
+                 note="the C3 slides: reduce, bcast, alltoall and barrier before a checkpoint, inside a log, after it"),
     ),
 }
 
@@ -124,19 +124,19 @@ DEFAULTS: dict[str, tuple[Scenario, ...]] = {
 SLOW: dict[str, tuple[Scenario, ...]] = {
     "correlated-set": (Scenario("theorem2", checkpoints=0, note="two sets of two, node and process crashes"),),
     "sbml": (Scenario("any_source_race", 3, 3, checkpoints=0, crash_kinds=("process",)),
-             Scenario("fig1", checkpoints=0, crash_kinds=("process",), note="seed 000 Fig. 1"),
+             Scenario("fig1", checkpoints=0, crash_kinds=("process",), note="Bouteiller et al. 2013 Fig. 1"),
              Scenario("theorem2", checkpoints=0, note="two nodes of two, ANY_SOURCE")),
-    "hmpl": (Scenario("fig46", checkpoints=0, crash_kinds=("process",), note="seed 004 Fig. 4.6"),
+    "hmpl": (Scenario("fig46", checkpoints=0, crash_kinds=("process",), note="Meyer 2014 Fig. 4.6"),
              Scenario("any_source_race", 3, 3, checkpoints=0, crash_kinds=("process",)),
              Scenario("pingpong", 2, 2, note="ping-pong with a checkpoint"),
              Scenario("ring", 2, 2, checkpoints=0, failures=2, crash_kinds=("process",),
-                      no_failure_during_recovery=True, note="two sequential failures (L623)")),
+                      no_failure_during_recovery=True, note="two sequential failures (Meyer 2014 §2.2.1)")),
     "rbml": (Scenario("any_source_race", 3, 3, checkpoints=0, crash_kinds=("process",)),
              Scenario("ring", 2, 2, note="a checkpoint, the log collected behind it")),
     "coordinated": (Scenario("any_source_race", 3, 3, crash_kinds=("process",)),),
     "send-deterministic": (Scenario("sd_phases", note="two groups, a checkpoint wave in each, node crashes"),),
     "app-level": (Scenario("c3_any_source", at_sites=True, crash_kinds=("process",),
-                           note="seed 001: an ANY_SOURCE order replayed from the log, three processes"),
+                           note="the C3 slides: an ANY_SOURCE order replayed from the log, three processes"),
                   Scenario("c3_epochs", checkpoints=2, at_sites=True, crash_kinds=("process",)),
                   Scenario("c3_collectives", checkpoints=2, at_sites=True, crash_kinds=("process",))),
 }
@@ -181,7 +181,7 @@ MUTANT_SCENARIOS: dict[str, Scenario] = {
     "sbml/replay-out-of-rsn-order": Scenario("any_source_race", 3, 3, checkpoints=0, crash_kinds=("process",)),
     "hmpl/checkpoint-without-flush": Scenario("ring", 2, 2, crash_kinds=("process",)),
     "hmpl/gc-before-durable-checkpoint": Scenario("ring", 2, 2, crash_kinds=("process",)),
-    # outside the thesis' assumptions (L623): the same scenario with
+    # outside the thesis' assumptions (Meyer 2014 §2.2.1): the same scenario with
     # no_failure_during_recovery passes (SLOW["hmpl"], tests/test_invariants_hmpl.py)
     "hmpl/failure-during-recovery": Scenario("pingpong", 2, 2, checkpoints=0, failures=2, crash_kinds=("process",)),
     "hmpl/wildcard-rule-any-source-only": Scenario("testany", checkpoints=0, crash_kinds=("process",)),

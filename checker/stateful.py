@@ -1,4 +1,4 @@
-"""Stateful Hypothesis engine (DESIGN §5): any :class:`rrcheck.checker.model.System`
+"""Stateful Hypothesis engine (docs/design.md §5): any :class:`rrcheck.checker.model.System`
 as a ``RuleBasedStateMachine`` — its scheduler events as rules, the invariants
 of :mod:`rrcheck.checker.invariants` as ``@invariant``s, termination judged at the end
 of every run — for configurations too large to enumerate.

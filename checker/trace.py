@@ -1,4 +1,4 @@
-"""Counterexample files and their replay (DESIGN §6).
+"""Counterexample files and their replay (docs/design.md §6).
 
 A counterexample is JSON, validated by a schema (never pickle or eval): the
 protocol and its knobs, the workload and its placement, the grouping, the

@@ -1,4 +1,4 @@
-"""Application programs the protocols run (DESIGN §2, "Application").
+"""Application programs the protocols run (docs/design.md §2, "Application").
 
 A program is a tuple of operations, executed in order by one process:
 
@@ -83,7 +83,7 @@ class Workload:
 
     def comm_edges(self) -> list[tuple[int, int, int]]:
         """(src, dst, messages) of the static sends — the "first iteration"
-        capture that grouping/ partitions (seed 002 §III.B)."""
+        capture that grouping/ partitions (Jitsumoto et al. §III.B)."""
         count: dict[tuple[int, int], int] = {}
         for p, prog in enumerate(self.programs):
             for op in prog:
@@ -147,8 +147,8 @@ def master_worker(n: int = 3, nodes: int = 2, rounds: int = 1) -> Workload:
 
 
 def pingpong(n: int = 2, nodes: int = 2, rounds: int = 2) -> Workload:
-    """NetPIPE-like ping-pong between P0 and P1, ``rounds`` times (seed 000
-    §4.2.2; seed 004 §5.1.2)."""
+    """NetPIPE-like ping-pong between P0 and P1, ``rounds`` times (Bouteiller et al. 2013
+    §4.2.2; Meyer 2014 §5.1.2)."""
     progs = [tuple(x for _ in range(rounds) for x in (send(1), recv(1))),
              tuple(x for _ in range(rounds) for x in (recv(0), send(0)))]
     progs += [() for _ in range(2, n)]
@@ -157,7 +157,7 @@ def pingpong(n: int = 2, nodes: int = 2, rounds: int = 2) -> Workload:
 
 
 def fig1(n: int = 3, nodes: int = 3) -> Workload:
-    """Seed 000 §2.1, Fig. 1 (reconstructed from the prose; the figure is not in
+    """Bouteiller et al. 2013 §2.1, Fig. 1 (reconstructed from the prose; the figure is not in
     the text): P1 checkpoints after m1 and m2, then receives m3 (from P0) and m4
     (from P2) in either order (e3, e4) and sends m5 to P0. If P1 alone rolls
     back, m3 and m4 are in-transit and m5 is an orphan."""
@@ -173,7 +173,7 @@ def fig1(n: int = 3, nodes: int = 3) -> Workload:
 
 
 def fig2(n: int = 5, nodes: int = 2) -> Workload:
-    """Seed 000 §3.2, Fig. 2 (reconstructed from the prose): correlated sets
+    """Bouteiller et al. 2013 §3.2, Fig. 2 (reconstructed from the prose): correlated sets
     S1 = {P0, P1, P2} and S2 = {P3, P4}; m1, m2 ingoing to S1, m3, m4 internal,
     received by P2 in either order, and m5 outgoing to P4 carries that order."""
     progs = (
@@ -190,7 +190,7 @@ def fig2(n: int = 5, nodes: int = 2) -> Workload:
 
 
 def theorem2(n: int = 4, nodes: int = 2) -> Workload:
-    """The smallest execution of Theorem 2 (seed 000 §3.2.2): in S1 = {P0, P1},
+    """The smallest execution of Theorem 2 (Bouteiller et al. 2013 §3.2.2): in S1 = {P0, P1},
     P1 receives internal m3 from P0 and ingoing m1 from P2 in either order, then
     sends outgoing m5 to P3 in S2 = {P2, P3}."""
     progs = ((send(1), SITE), (recv(ANY), recv(ANY), send(3)), (send(1), SITE), (recv(1),))
@@ -215,7 +215,7 @@ def pairs(n: int = 4, nodes: int = 2) -> Workload:
 def sd_ack(n: int = 3, nodes: int = 2) -> Workload:
     """Group {P0, P1} checkpoints while P2, in the other group, sends m1 and m2
     to P1: m1 may arrive between P1's checkpoint and the group's commit, m2
-    after it, and m2's reception acknowledges P2's log (seed 003 Fig. 5 lines
+    after it, and m2's reception acknowledges P2's log (Guermouche and Ropars 2011 Fig. 5 lines
     29–31, 36–42)."""
     progs = ((), (recv(2), recv(2)), (send(1), send(1)))
     return Workload("sd_ack", progs, DETERMINISTIC, (0, 0, 1),
@@ -224,7 +224,7 @@ def sd_ack(n: int = 3, nodes: int = 2) -> Workload:
 
 
 def sd_fig2(n: int = 7, nodes: int = 2) -> Workload:
-    """Seed 003 §3.2, Fig. 2 (reconstructed from the prose of §3.1–3.2; the
+    """Guermouche and Ropars 2011 §3.2, Fig. 2 (reconstructed from the prose of §3.1–3.2; the
     figure is not in the text): Groupe 1 = {p1, p2, p3} = P0–P2 and Groupe 2 =
     {p4…p7} = P3–P6, one node each. m1 (p4 to p3) raises p3 to phase 2; m2 (p3
     to p1) raises p1 to 2; m3 (p3 to p4) raises p4 to 3; m4 (p4 to p5) and m5
@@ -249,7 +249,7 @@ def sd_fig2(n: int = 7, nodes: int = 2) -> Workload:
 
 
 def sd_phases(n: int = 3, nodes: int = 2) -> Workload:
-    """The core of seed 003's Fig. 2 on three processes: Groupe 1 = {P0, P1},
+    """The core of Guermouche and Ropars 2011's Fig. 2 on three processes: Groupe 1 = {P0, P1},
     Groupe 2 = {P2}. m1 (P2 to P0) then m3 (P0 to P2) then m7 (P2 to P1): if
     Groupe 1 rolls back, m3 is an orphan and m7 (phase 3) causally depends on it."""
     progs = ((recv(2), send(2)), (recv(2),), (send(0), recv(0), send(1)))
@@ -261,7 +261,7 @@ def sd_phases(n: int = 3, nodes: int = 2) -> Workload:
 
 def sd_burst(n: int = 2, nodes: int = 2) -> Workload:
     """P0 sends two messages in a row to P1 of another group: the second may be
-    sent while P1's group restarts (seed 003 Fig. 5 lines 15–16) or after P1's
+    sent while P1's group restarts (Guermouche and Ropars 2011 Fig. 5 lines 15–16) or after P1's
     checkpoint, acknowledged by it (lines 29–31, 40–42)."""
     return Workload("sd_burst", ((send(1), send(1)), (recv(0), recv(0))), DETERMINISTIC, (0, 1),
                     "two messages in a row to a process of another group",
@@ -269,7 +269,7 @@ def sd_burst(n: int = 2, nodes: int = 2) -> Workload:
 
 
 def c3_epochs(n: int = 2, nodes: int = 2) -> Workload:
-    """Seed 001, "App-level difficulties" and "Possible Types of Messages": P0
+    """the C3 slides, "App-level difficulties" and "Possible Types of Messages": P0
     (the initiator) may checkpoint at its sites; P1 checkpoints at its next
     site after Chkpt_Ok. Depending on where P1's checkpoint falls, m1 (sent
     after P0's checkpoint) is early or intra-epoch, m2 late or intra-epoch; a
@@ -284,7 +284,7 @@ def c3_epochs(n: int = 2, nodes: int = 2) -> Workload:
 
 
 def c3_two_epochs(n: int = 2, nodes: int = 2) -> Workload:
-    """Seed 001, "The Global View": two checkpoints of P0 and two sites of P1
+    """the C3 slides, "The Global View": two checkpoints of P0 and two sites of P1
     make two successive epochs, with a message in each (m1 from P0 in epoch 1,
     m2 back to P0 in epoch 2 or late)."""
     progs = ((SITE, send(1), SITE, recv(1)), (SITE, recv(0), SITE, send(0)))
@@ -294,7 +294,7 @@ def c3_two_epochs(n: int = 2, nodes: int = 2) -> Workload:
 
 
 def c3_collectives(n: int = 2, nodes: int = 2) -> Workload:
-    """Seed 001, "Collective Communication": a reduce to P1 (single receiver),
+    """the C3 slides, "Collective Communication": a reduce to P1 (single receiver),
     a bcast from P0 (single sender), an all-to-all and a barrier, between the
     checkpoint sites of two processes, so that each call may fall before a
     checkpoint, inside a log or after it."""
@@ -306,7 +306,7 @@ def c3_collectives(n: int = 2, nodes: int = 2) -> Workload:
 
 
 def c3_any_source(n: int = 3, nodes: int = 3) -> Workload:
-    """Seed 001, "Mechanism: The Log" (MPI_Recv(ANY_SOURCE)): after P0's
+    """the C3 slides, "Mechanism: The Log" (MPI_Recv(ANY_SOURCE)): after P0's
     checkpoint, P0 receives from P1 and P2 in either order and its next message
     to P1 carries that order."""
     progs = ((SITE, recv(ANY), recv(ANY), send(1)), (send(0), SITE, recv(0)), (send(0), SITE))
@@ -316,7 +316,7 @@ def c3_any_source(n: int = 3, nodes: int = 3) -> Workload:
 
 
 def fig46(n: int = 4, nodes: int = 4) -> Workload:
-    """Seed 004 §4.2.3, Fig. 4.6 (L1184–1195; reconstructed from the prose): the
+    """Meyer 2014 §4.2.3, Fig. 4.6 (Meyer 2014 §4.2.3; reconstructed from the prose): the
     thesis' P1..P4 are P0..P3 here. P0 sends M1 and M2 to P1, which receives M1
     by name and then, by ANY_SOURCE, M2 or the competing M2'' from P2; P1 then
     sends M3 to P3 (whose content depends on which one came first) and takes the
@@ -334,23 +334,23 @@ def fig46(n: int = 4, nodes: int = 4) -> Workload:
 
 
 def wildcard_race(n: int = 3, nodes: int = 3) -> Workload:
-    """The orphan of seed 004 L1102 and L1184–1188 in its smallest form: P1 and
+    """The orphan of Meyer 2014 §4.1.2, §4.2.3 in its smallest form: P1 and
     P2 race to P0's ANY_SOURCE receive; P0 answers P1 with a message that
     depends on which came first, then takes the other."""
     progs = ((recv(ANY), send(1), recv(ANY)), (send(0), recv(0)), (send(0),))
     return Workload("wildcard_race", progs, NON_DETERMINISTIC, (0, 1, 2),
                     "two senders race to a wildcard receive whose answer depends on the winner",
-                    "004 L1102, L1188", labels={(1, 0, 0): "m1", (2, 0, 0): "m2", (0, 1, 0): "m3"})
+                    "004 Meyer 2014 §4.1.2, §4.2.3", labels={(1, 0, 0): "m1", (2, 0, 0): "m2", (0, 1, 0): "m3"})
 
 
 def node_handoff(n: int = 3, nodes: int = 2) -> Workload:
     """A sender and its receiver on one node, their logger on the other (RADIC
     §2.3): P0 sends m1 to P1, then reaches a checkpoint site. A node crash after
     that checkpoint takes m1's receiver and the sender's volatile copy of m1
-    together (seed 004 L622: permanent node faults)."""
+    together (Meyer 2014 §2.2.1: permanent node faults)."""
     progs = ((send(1), SITE), (recv(0),), ())
     return Workload("node_handoff", progs, DETERMINISTIC, (0, 0, 1),
-                    "a send inside a node whose logger is on the other node", "004 L622, §2.3",
+                    "a send inside a node whose logger is on the other node", "004 Meyer 2014 §2.2.1, §2.3",
                     labels={(0, 1, 0): "m1"})
 
 
@@ -358,15 +358,15 @@ def node_rsn_gap(n: int = 3, nodes: int = 2) -> Workload:
     """P0 receives m1 from P1 on its node, then m2 from P2 on the other. With
     sender-based logging m1's RSN is held by P1: a crash of node 0 loses it
     while m2's RSN survives at P2, so the restarted P0 finds RSN 1 missing
-    before RSN 2 (seed 004 L1049–1051, L622)."""
+    before RSN 2 (Meyer 2014 §4.1.1, §2.2.1)."""
     progs = ((recv(1), recv(2)), (send(0),), (send(0),))
     return Workload("node_rsn_gap", progs, DETERMINISTIC, (0, 0, 1),
-                    "an RSN held on the crashed node, the next one on the other", "004 L1049–1051, L622",
+                    "an RSN held on the crashed node, the next one on the other", "004 Meyer 2014 §4.1.1, §2.2.1",
                     labels={(1, 0, 0): "m1", (2, 0, 0): "m2"})
 
 
 def testany(n: int = 3, nodes: int = 3) -> Workload:
-    """Non-determinism other than ANY_SOURCE (seed 004 digest, mutant 15): P1
+    """Non-determinism other than ANY_SOURCE (Meyer 2014, ch. 4, mutant 15): P1
     receives from P0, takes a Waitany/Testany-like outcome (``nondet``) and
     sends P2 a message that depends on it."""
     progs = ((send(1),), (recv(0), nondet(2), send(2)), (recv(1),))
@@ -518,7 +518,7 @@ def binomial_reduce(members: tuple[int, ...], p: int, tag: int) -> tuple:
 
 def leaders(node_of: tuple[int, ...], root: int) -> tuple[int, ...]:
     """One leader per node, the root's node first: the lowest rank of each
-    node, except that the root leads its own node (seed 000 §4.4, Hierarch)."""
+    node, except that the root leads its own node (Bouteiller et al. 2013 §4.4, Hierarch)."""
     out = [root]
     for j in sorted(set(node_of)):
         if j != node_of[root]:
@@ -533,7 +533,7 @@ def local_members(node_of: tuple[int, ...], leader: int) -> tuple[int, ...]:
 
 def collective_ops(kind: str, hierarchical: bool, node_of: tuple[int, ...], root: int, p: int, tag: int) -> tuple:
     """p's point-to-point ops in one ``bcast`` or ``reduce`` rooted at ``root``.
-    Hierarchical (topology-aware, seed 000 §4.4): a binomial tree over the node
+    Hierarchical (topology-aware, Bouteiller et al. 2013 §4.4): a binomial tree over the node
     leaders, and one inside each node from its leader; a broadcast goes root ->
     leaders -> local ranks, a reduce the mirror. Flat: one binomial tree over
     all ranks numbered from the root, blind to the nodes."""

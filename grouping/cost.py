@@ -9,7 +9,7 @@ messages between processes of different groups (the logged volume, also the "edg
 of §V.B), D the volume of all messages between distinct processes, N the number of
 physical nodes and A_n the set of groups of the processes running on node n.
 
-Seed 003 §4, Table 1 reports per application: number of groups, min and max group size,
+Guermouche and Ropars 2011 §4, Table 1 reports per application: number of groups, min and max group size,
 "% Retour" (average % of processes rolled back per failure: a failure hits a uniformly
 chosen process, whose whole group rolls back, i.e. 100·Σ|P_k|²/|P|²) and "% enregistré"
 (% of the message volume logged, 100·B/D).
@@ -26,7 +26,7 @@ BETA = 0.124
 
 
 def cost_eq1(L: float, R: float, alpha: float = ALPHA, beta: float = BETA) -> float:
-    """Seed 002 eq. (1): Cost = α × L + β × R."""
+    """Jitsumoto et al. eq. (1): Cost = α × L + β × R."""
     return alpha * L + beta * R
 
 

@@ -1,6 +1,6 @@
 """Communication graphs: processes (or nodes) as vertices, message volume as edge weights.
 
-Seed 002 §I and §III.B: "the processes, communication patterns, and number of
+Jitsumoto et al. §I and §III.B: "the processes, communication patterns, and number of
 communications are treated as the vertices, edges, and weights of each edge", recorded
 on the first iteration of the main loop (see ``rrcheck.grouping.capture``). Step 1 of Jitsumoto et al.
 §III.C converts this process communication log into a node communication log
@@ -139,7 +139,7 @@ class CommGraph:
         return float(self.weights[cross].sum() / 2.0)
 
     def node_graph(self) -> "CommGraph":
-        """Seed 002 §III.C step 1: convert the process log into a node communication log.
+        """Jitsumoto et al. §III.C step 1: convert the process log into a node communication log.
 
         Vertices are nodes, vertex weights the number of processes on each node, and
         messages between processes of one node disappear (they are inside a vertex).

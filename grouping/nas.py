@@ -1,6 +1,6 @@
 """NAS-like communication patterns at 1024 processes (SYNTHETIC), for Guermouche and Ropars §4 Table 1.
 
-Seed 003 §4 traced BT, CG, LU, MG, SP and FT (class D, 1024 processes) under a modified
+Guermouche and Ropars 2011 §4 traced BT, CG, LU, MG, SP and FT (class D, 1024 processes) under a modified
 MPICH2. We have no traces: each pattern below rebuilds, from the NPB 3.3 MPI sources,
 *who talks to whom* and roughly *how much* in one iteration of the main loop (the
 first-iteration capture of Jitsumoto et al. §III.B). Volumes are in bytes, class D sizes.
@@ -19,7 +19,7 @@ from rrcheck.grouping.placement import by_slot
 N_PROCS = 1024
 PER_NODE = 16
 
-# Seed 003, Table 1: groups, min size, max size, % rolled back, % logged (by volume).
+# Guermouche and Ropars 2011, Table 1: groups, min size, max size, % rolled back, % logged (by volume).
 TABLE1 = {
     "BT": (8, 123, 132, 12.50, 12.33),
     "CG": (32, 32, 32, 3.125, 16.23),

@@ -93,7 +93,7 @@ def rcb(coords, k: int, weights=None) -> np.ndarray:
 
 def bisect_by_cost(graph, alpha: float = 0.23, beta: float = 0.124, max_groups: int | None = None,
                    seed: int = 1, bisector: str = "metis") -> tuple[np.ndarray, list[dict]]:
-    """Seed 002 §II.A: "Until minimizing evaluation formula [eq. (1)] ... the communication
+    """Jitsumoto et al. §II.A: "Until minimizing evaluation formula [eq. (1)] ... the communication
     graph is repeatedly partitioned as two parts." Level l bisects every group of level
     l-1 with METIS; the level with the least α·L + β·Σ|P_k|²/|P|² is returned, with the
     cost of every level tried. Levels with one group are not candidates (a hierarchical

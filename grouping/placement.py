@@ -1,6 +1,6 @@
 """Placing processes on the nodes of a 2-D or 3-D node grid (the "node allocation").
 
-Seed 002 §III.C assumes "application programmers distribute processes to physical nodes
+Jitsumoto et al. §III.C assumes "application programmers distribute processes to physical nodes
 according to their connectivity", and §V.C says both applications "used SCOTCH for node
 allocation". We do not run SCOTCH: ``dual_bisection`` is a geometric stand-in for its
 dual recursive bipartitioning [Jitsumoto et al. ref. 7] (split the node grid and the process

@@ -1,6 +1,6 @@
 """RPCS: geometric bisection of the node grid (Jitsumoto et al. §III.C) and group-id broadcast (§IV.C).
 
-Seed 002 §III.C, steps 1–8, on a 2-D or 3-D grid of nodes:
+Jitsumoto et al. §III.C, steps 1–8, on a 2-D or 3-D grid of nodes:
   1) detect the nodes executing processes and convert the process log to a node log;
   2) take a temporal reference vertex: the node running rank 0;
   3) measure the width along X;        4) move the reference to the middle of that line;
@@ -78,7 +78,7 @@ def _walk(grid: NodeGrid, ref, axis, lo, hi):
 
 
 def rpcs_regions(grid: NodeGrid, k: int, ref) -> list[tuple[tuple[int, ...], tuple[int, ...]]]:
-    """Seed 002 §III.C steps 2–8, applied recursively until there are k regions.
+    """Jitsumoto et al. §III.C steps 2–8, applied recursively until there are k regions.
 
     Returns the regions as boxes ``(lo, hi)`` (half-open, grid cells) in group-id order.
     """
@@ -128,7 +128,7 @@ def rpcs_regions(grid: NodeGrid, k: int, ref) -> list[tuple[tuple[int, ...], tup
 
 
 def propagate_group_ids(grid: NodeGrid, regions) -> np.ndarray:
-    """Seed 002 §IV.C: the group id of every grid cell, from the region borders.
+    """Jitsumoto et al. §IV.C: the group id of every grid cell, from the region borders.
 
     Steps 1–2: the border on the low-X edge of each region (a Y line in 2-D, a YZ
     surface in 3-D) receives the region's id. Step 3: along X, each node forwards the id

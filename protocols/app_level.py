@@ -1,4 +1,4 @@
-"""Application-level checkpointing with epochs: the C3 protocol (seed 001,
+"""Application-level checkpointing with epochs: the C3 protocol (the C3 slides,
 Pingali, slides "The Protocol" to "Summary of collectives").
 
 Checkpoints are taken only at ``checkpoint_site`` operations ("App-level

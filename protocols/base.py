@@ -1,4 +1,4 @@
-"""The protocol interface: sans-I/O state machines, events in, effects out (DESIGN §3).
+"""The protocol interface: sans-I/O state machines, events in, effects out (docs/design.md §3).
 
 A protocol object holds only its configuration knobs. The state of one process
 is a pair ``(vol, stab)``: ``vol`` is lost at a crash, ``stab`` survives it
@@ -19,7 +19,7 @@ COLLECTIVES = ("barrier", "reduce", "bcast", "alltoall")
 
 def coll_sources(kind: str, root: int, p: int, n: int) -> tuple[int, ...]:
     """The processes whose data (or, for a barrier, whose arrival) flows into p
-    in one collective call (seed 001, "Collective Communication": single-sender
+    in one collective call (the C3 slides, "Collective Communication": single-sender
     bcast, single-receiver reduce/gather, all-to-all, barrier)."""
     if kind == "reduce":
         return tuple(q for q in range(n) if q != root) if p == root else ()
@@ -176,8 +176,8 @@ class Protocol:
 
     def on_receive(self, ctx: Context, p: int, vol: Any, stab: Any, mail: Mail, src: int, tag: int) -> Step:
         """A match by a receive posted for (``src``, ``tag``), either may be
-        ``ANY``: protocols that treat wildcard receptions apart (seed 004
-        L1188) override this; the default is :meth:`on_match`."""
+        ``ANY``: protocols that treat wildcard receptions apart (Meyer 2014
+        Meyer 2014 §4.2.3) override this; the default is :meth:`on_match`."""
         return self.on_match(ctx, p, vol, stab, mail)
 
     def may_choose(self, ctx: Context, p: int, vol: Any, k: int, choice: int) -> bool:

@@ -1,18 +1,18 @@
-"""Coordinated checkpointing baselines (seed 000 §2.2, "Coordinated checkpoint").
+"""Coordinated checkpointing baselines (Bouteiller et al. 2013 §2.2, "Coordinated checkpoint").
 
 Both form a global recovery line with waves of tokens initiated by process 0,
 and on any failure every process rolls back to the last committed line:
 
-- ``BlockingCoordinated`` silences the network (seed 000 refs [7, 8]): on the
+- ``BlockingCoordinated`` silences the network (Bouteiller et al. 2013 refs [7, 8]): on the
   request, a process stops sending, sends a marker on every channel and takes
   its checkpoint once a marker came in on every channel (FIFO: everything sent
   before has arrived, so no message is in-transit or orphan); the initiator
   commits when all have checkpointed and the commit resumes the application.
-- ``ChandyLamport`` (seed 000 ref [6]; seed 001, background) never blocks: a
+- ``ChandyLamport`` (Bouteiller et al. 2013 ref [6]; the C3 slides, background) never blocks: a
   process checkpoints at the first marker, relays markers, and records as
   channel state the messages that arrive on a channel after its checkpoint and
   before that channel's marker — the in-transit messages, "integrated inside
-  the receiver's checkpoint" (seed 000 §3.2.1).
+  the receiver's checkpoint" (Bouteiller et al. 2013 §3.2.1).
 
 Recovery: the replacement picks a new epoch, restores the committed line and
 sends ``rollback`` to all; a packet of an older epoch is dropped, one of a

@@ -1,4 +1,4 @@
-"""Correlated-set coordinated message logging (seed 000 §3.2–3.3).
+"""Correlated-set coordinated message logging (Bouteiller et al. 2013 §3.2–3.3).
 
 Processes that fail together (a correlated set, by default the processes of
 one node, §3.3.1) take coordinated checkpoints and roll back together; between

@@ -1,5 +1,5 @@
 """Pessimistic sender-based message logging with event logging of every
-reception (seed 000 §2.2, "Message logging", "Event logging", "Payload copy").
+reception (Bouteiller et al. 2013 §2.2, "Message logging", "Event logging", "Payload copy").
 
 - **Payload copy** is sender-based: every outgoing message is kept in the
   sender's volatile log (part of its checkpoint), keyed by its SSN, and served
@@ -14,7 +14,7 @@ reception (seed 000 §2.2, "Message logging", "Event logging", "Payload copy").
 ``MessageLogging`` is written for a *set* of processes that roll back together
 so that the correlated-set protocol (protocols/correlated_set.py) extends it;
 ``SenderBased`` is that protocol with each set one process (an event logger
-instead of RSNs at the senders). ``ThesisSBML`` is SBML as seed 004 §4.1.1
+instead of RSNs at the senders). ``ThesisSBML`` is SBML as Meyer 2014 §4.1.1
 defines it, the protocol registered as ``sbml``.
 """
 from __future__ import annotations
@@ -29,7 +29,7 @@ from rrcheck.protocols.rbml import ReceiverBased
 
 @dataclass(frozen=True, slots=True)
 class Saved:
-    """The protocol part of a checkpoint (seed 004 L1039: all but the RSN table)."""
+    """The protocol part of a checkpoint (Meyer 2014 §4.1.1: all but the RSN table)."""
 
     ssn: tuple[int, ...]   # last SSN sent to each destination
     log: tuple             # sender-based payload log: (dst, SSN, AppMsg)
@@ -242,32 +242,32 @@ def _set(t: tuple, i: int, v: Any) -> tuple:
 
 
 class ThesisSBML(ReceiverBased):
-    """Pessimistic sender-based message logging as seed 004 §4.1.1 defines it
-    (L1032–1053, Fig. 4.1), on the engine of protocols/rbml.py with the log of
+    """Pessimistic sender-based message logging as Meyer 2014 §4.1.1 defines it
+    (Meyer 2014 §4.1.1, Fig. 4.1), on the engine of protocols/rbml.py with the log of
     each reception held by its sender instead of a logger:
 
-    - P1 saves (M, SSN) in its Message Log (``Vol.tb``), then sends (L1043);
+    - P1 saves (M, SSN) in its Message Log (``Vol.tb``), then sends (Meyer 2014 §4.1.1);
     - P2 records the SSN in its Table of SSN, increments its RSN and ACKs with
       it (the ``log`` packet); P1 adds the RSN to its log entry (``Vol.lg``)
-      and ACKs (``confirm``); P2 marks its Table of RSN (``Vol.rtb``) (L1045);
-    - between a reception and that ACK the receiver sends nothing (L1047);
+      and ACKs (``confirm``); P2 marks its Table of RSN (``Vol.rtb``) (Meyer 2014 §4.1.1);
+    - between a reception and that ACK the receiver sends nothing (Meyer 2014 §4.1.1);
     - a restarted P2 asks every sender for its logged messages: the fully
       logged ones are replayed in ascending RSN from the checkpointed RSN + 1,
       the partially logged ones (no RSN at the sender) come after, in any order
-      (L1049–1051); survivors drop re-sent messages by SSN (L1053);
+      (Meyer 2014 §4.1.1); survivors drop re-sent messages by SSN (Meyer 2014 §4.1.1);
     - at a checkpoint P2 tells its senders, which delete the messages it covers
-      (L1039, L1083).
+      (Meyer 2014 §4.1.1).
 
-    The Message Log's payloads are checkpointed with the sender (L1039), so a
+    The Message Log's payloads are checkpointed with the sender (Meyer 2014 §4.1.1), so a
     node crash that takes a sender and its receiver together loses nothing.
     Deviation: a receiver re-sends the RSN of a duplicate whose ACK the
-    restarted sender lost (L1053); here a restarted sender has its receivers
+    restarted sender lost (Meyer 2014 §4.1.1); here a restarted sender has its receivers
     checkpoint instead (RADIC's re-protection, protocols/rbml.py), which makes
     the lost RSNs unnecessary. Only reception order is logged
-    (piecewise determinism, L1009): ``nondet`` outcomes are not.
+    (piecewise determinism, Meyer 2014 §4.1): ``nondet`` outcomes are not.
 
     ``log_events`` and ``payload_copy_external`` keep the knob names of the
-    seed-000 mutants (no event logging; no payload copy).
+    Bouteiller et al. mutants (no event logging; no payload copy).
     """
 
     name = "sbml"
@@ -276,11 +276,11 @@ class ThesisSBML(ReceiverBased):
     KNOBS = {
         **ReceiverBased.KNOBS,
         "release_at": "never",       # the Message Log is kept until the receiver checkpoints
-        "forward_at_reception": False,  # the RSN ACK is a step after the reception (L1045)
+        "forward_at_reception": False,  # the RSN ACK is a step after the reception (Meyer 2014 §4.1.1)
         "log_choices": False,
         "tb_query": "none",          # the fetch brings the partially logged messages too
-        "log_events": True,          # the RSN goes back to the sender (L1045)
-        "payload_copy_external": True,  # the sender keeps the payload (L1043)
+        "log_events": True,          # the RSN goes back to the sender (Meyer 2014 §4.1.1)
+        "payload_copy_external": True,  # the sender keeps the payload (Meyer 2014 §4.1.1)
     }
 
     def __init__(self, **knobs: Any) -> None:
@@ -302,7 +302,7 @@ class ThesisSBML(ReceiverBased):
         return super()._log(ctx, p, vol, stab, src, ssn, None, wait)
 
     def _on_fetch(self, ctx: Context, q: int, vol, stab, pkt: Packet) -> Step:
-        """One request per sender (L1049–1051): its fully logged messages for
+        """One request per sender (Meyer 2014 §4.1.1): its fully logged messages for
         the restarted process, then the partially logged ones, in any order."""
         vol, stab, out = super()._on_fetch(ctx, q, vol, stab, pkt)
         p = pkt.src

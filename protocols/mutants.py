@@ -1,4 +1,4 @@
-"""The catalogue of protocols and of their deliberately broken variants (DESIGN §6).
+"""The catalogue of protocols and of their deliberately broken variants (docs/design.md §6).
 
 A mutant is a correct protocol with one knob set wrong, named after the rule it
 breaks, with the source that states the rule and the properties expected to
@@ -115,7 +115,7 @@ MUTANTS: dict[str, Mutant] = {m.name: m for m in (
     Mutant("app-level/no-stop-on-logged-sender", "app-level", {"stop_on_stopped_sender": False},
            "a process stops logging when it receives a message from a process that stopped logging",
            "Bronevetsky et al., C3, \"Log-End Line\"", ("LogEndNoBackwardCrossing",)),
-    # seed 004 (Meyer's thesis): the digest's list, numbered as there
+    # Meyer 2014 (Meyer's thesis): the digest's list, numbered as there
     Mutant("hmpl/no-wildcard-block", "hmpl", {"block_on_wildcard": False},
            "after an ANY_SOURCE reception the receiver waits until the message is fully logged (1)",
            "Meyer 2014 §4.2.3, Fig. 4.6", ("NoOrphan", "FailureFreeEquivalence")),

@@ -1,11 +1,11 @@
-"""Pessimistic receiver-based message logging, RBML (seed 004 §4.1.2, L1089–1114,
-Fig. 4.2), with RADIC's logger placement (seed 004 §2.3): the engine HMPL
+"""Pessimistic receiver-based message logging, RBML (Meyer 2014 §4.1.2, Meyer 2014 §4.1.1, §4.1.2,
+Fig. 4.2), with RADIC's logger placement (Meyer 2014 §2.3): the engine HMPL
 (protocols/hmpl.py) re-configures.
 
 - **Protection** (Fig. 4.2): P1 sends M with its SSN; P2's FT layer checks the
   SSN against its Table of SSN, appends its RSN and forwards M to its logger L2
-  on another node (delivery and forwarding overlap, L1102); P2 sends nothing
-  until L2 confirms (L1102: else the P3 orphan of the text).
+  on another node (delivery and forwarding overlap, Meyer 2014 §4.1.2); P2 sends nothing
+  until L2 confirms (Meyer 2014 §4.1.2: else the P3 orphan of the text).
 - **Logger placement** (RADIC, §2.3): the logger of each process is a thread of
   the protector on the next node of the ring. Its memory is modelled as part of
   the volatile state of the first process of that node (``Vol.lg``), so a crash
@@ -17,12 +17,12 @@ Fig. 4.2), with RADIC's logger placement (seed 004 §2.3): the engine HMPL
   protector and retry"; the thesis leaves this implicit for RBML). In HMPL this
   buffer is the sender's temporary buffer.
 - **Forwarding** is a step of its own (``forward``): delivery to the
-  application and the forward to L2 overlap (L1102), so a receiver may crash
+  application and the forward to L2 overlap (Meyer 2014 §4.1.2), so a receiver may crash
   with M delivered and not yet on its way to L2.
-- **Recovery** (L1108): restart from the checkpoint, fetch the log from L2,
+- **Recovery** (Meyer 2014 §4.1.2): restart from the checkpoint, fetch the log from L2,
   replay it in RSN order; survivors drop re-sent messages by SSN; then ask the
   senders for what they still hold.
-- **Garbage collection** (L1114): after a checkpoint the logger deletes the
+- **Garbage collection** (Meyer 2014 §4.1.2): after a checkpoint the logger deletes the
   process's log.
 
 The FT layer "receives" a message when the application matches it (the RSN is
@@ -44,10 +44,10 @@ CHOICE = -1  # the "source" of a logged nondet outcome; its SSN field holds the 
 
 @dataclass(frozen=True, slots=True)
 class Saved:
-    """What a checkpoint keeps of the FT layer (L1039, L1106: SSN and RSN), and
+    """What a checkpoint keeps of the FT layer (Meyer 2014 §4.1.1, §4.1.2: SSN and RSN), and
     the sender TB: RADIC checkpoints the whole process, the observer's buffers
     with it (§2.3), and "at checkpoint everything but the Table of RSN is
-    saved" (L1039). Without it a node crash that takes a sender checkpointed
+    saved" (Meyer 2014 §4.1.1). Without it a node crash that takes a sender checkpointed
     after M and M's receiver together loses M."""
 
     ssn: tuple[int, ...]
@@ -89,24 +89,24 @@ class ReceiverBased(Protocol):
     source = "Meyer 2014 §4.1.2 (§4.1.1, Fig. 4.2); §2.3 (RADIC)"
     RECOVERY_KINDS = frozenset({"fetch", "rlog", "rlog_end", "tbq", "reprotect"})
     KNOBS = {
-        "block_sends_until_logged": True,   # L1102 (RBML); False in HMPL
-        "block_on_wildcard": False,         # L1188 (HMPL)
+        "block_sends_until_logged": True,   # Meyer 2014 §4.1.2 (RBML); False in HMPL
+        "block_on_wildcard": False,         # Meyer 2014 §4.2.3 (HMPL)
         "log_choices": True,                # nondet outcomes are logged events too
         "sender_tb": True,                  # the sender keeps M until released
         "release_at": "t6",                 # when the receiver releases the sender's copy: t2 | t6
-        "logger_drops_unacked": False,      # L1165 (HMPL): L2 erases what it never confirmed
-        "drop_duplicates": True,            # L1034, L1108: SSN check at every reception
+        "logger_drops_unacked": False,      # Meyer 2014 §4.2.2 (HMPL): L2 erases what it never confirmed
+        "drop_duplicates": True,            # Meyer 2014 §4.1.1, §4.1.2: SSN check at every reception
         "logger_placement": "next-node",    # RADIC ring | same-node
-        "tb_query": "after-log",            # L1150: after-log | before-log | none
-        "competing_erasure": "own-sender",  # L1195 reading: own-sender | any-sender
+        "tb_query": "after-log",            # Meyer 2014 §4.2.2: after-log | before-log | none
+        "competing_erasure": "own-sender",  # Meyer 2014 §4.2.3 reading: own-sender | any-sender
         "flush_before_checkpoint": True,    # checkpoint only with the receiver TB flushed to L2
-        "gc_after_durable": True,           # L1114: the log is collected behind a durable checkpoint
-        "replay_order": "rsn",              # L1049: rsn | arrival
-        "sender_erases_on_next_send": False,  # L1203 misread: the previous entry goes at the next send
-        "forward_at_reception": False,      # L1102: delivery and forwarding overlap (a step apart)
-        "checkpoint_tb": True,              # L1039, RADIC §2.3: the checkpoint holds the sender TB
+        "gc_after_durable": True,           # Meyer 2014 §4.1.2: the log is collected behind a durable checkpoint
+        "replay_order": "rsn",              # Meyer 2014 §4.1.1: rsn | arrival
+        "sender_erases_on_next_send": False,  # Meyer 2014 §4.2.4 misread: the previous entry goes at the next send
+        "forward_at_reception": False,      # Meyer 2014 §4.1.2: delivery and forwarding overlap (a step apart)
+        "checkpoint_tb": True,              # Meyer 2014 §4.1.1, RADIC §2.3: the checkpoint holds the sender TB
         "retry_fetch": True,                # RADIC §2.3: a request lost with a crashed holder is retried
-        "fill_rsn_gaps": True,              # L1051: an RSN lost with its holder goes to an unlogged message
+        "fill_rsn_gaps": True,              # Meyer 2014 §4.1.1: an RSN lost with its holder goes to an unlogged message
     }
 
     # -- placement ---------------------------------------------------------------
@@ -156,7 +156,7 @@ class ReceiverBased(Protocol):
     def may_send(self, ctx: Context, p: int, vol: Vol, dst: int) -> bool:
         if self._blocked(vol):
             return False
-        return not (self.block_sends_until_logged and vol.rtb)  # L1102
+        return not (self.block_sends_until_logged and vol.rtb)  # Meyer 2014 §4.1.2
 
     def on_send(self, ctx: Context, p: int, vol: Vol, stab: Stab, msg: AppMsg) -> Step:
         """t1: insert (M, SSN) in the sender's TB, then send."""
@@ -184,7 +184,7 @@ class ReceiverBased(Protocol):
         """The next RSN is missing from the collected log: a node crash took
         the receiver and the holder of that entry (SBML: its sender) together.
         Its sender, restarted too, sends the message again, not yet logged
-        (L1051: partially logged messages are replayed in any order)."""
+        (Meyer 2014 §4.1.1: partially logged messages are replayed in any order)."""
         return self.fill_rsn_gaps and self.replay_order == "rsn" and vol.replay[0][0] > vol.rsn + 1
 
     def may_choose(self, ctx: Context, p: int, vol: Vol, k: int, choice: int) -> bool:
@@ -235,7 +235,7 @@ class ReceiverBased(Protocol):
         out: tuple = (Note("replayed_receptions"),)
         if src != CHOICE:
             vol = replace(vol, conf=_set(vol.conf, src, max(vol.conf[src], ssn)))
-            if self.releases:  # From t6 (L1166): resume the logging procedure, release the sender
+            if self.releases:  # From t6 (Meyer 2014 §4.2.2): resume the logging procedure, release the sender
                 out += (Send(Packet(p, src, "erase", (ssn,))),)
         if not vol.replay and vol.stage == "replay":
             vol, stab, more = self._end_replay(ctx, p, vol, stab)
@@ -264,14 +264,14 @@ class ReceiverBased(Protocol):
         return handler(ctx, p, vol, stab, pkt)
 
     def _on_app(self, ctx: Context, p: int, vol: Vol, stab: Stab, pkt: Packet) -> Step:
-        """The FT layer checks the SSN before anything else (L1205, L1108)."""
+        """The FT layer checks the SSN before anything else (Meyer 2014 §4.2.4, §4.1.2)."""
         src, ssn = pkt.src, pkt.hdr[0]
         if self.drop_duplicates:
             if ssn <= vol.tssn[src]:
                 released = vol.conf if self.release_at == "t6" else vol.got
                 out = (Note("duplicates_dropped"),)
                 if self.releases and ssn <= released[src]:
-                    # From t6 (L1166): the restarted receiver resumes the logging
+                    # From t6 (Meyer 2014 §4.2.2): the restarted receiver resumes the logging
                     # procedure and tells the sender to erase M
                     out += (Send(Packet(p, src, "erase", (ssn,))),)
                 return Step(vol, stab, out)
@@ -281,7 +281,7 @@ class ReceiverBased(Protocol):
         return Step(vol, stab, (Deliver(Mail(pkt.msg, (ssn,))),))
 
     def _on_log(self, ctx: Context, q: int, vol: Vol, stab: Stab, pkt: Packet) -> Step:
-        """t4: the logger of pkt.src saves M in memory (L1144, L1210)."""
+        """t4: the logger of pkt.src saves M in memory (Meyer 2014 §4.2.2, §4.3)."""
         p = pkt.src
         m = pkt.msg
         if m is None and pkt.hdr[1] != CHOICE:  # SBML: the RSN ACK; the payload is in q's own log
@@ -307,7 +307,7 @@ class ReceiverBased(Protocol):
         if not self.releases or self.release_at != "t6":
             return ()
         if self.competing_erasure == "any-sender":
-            # L1195 read as: every sender's unconfirmed entries for p go as soon
+            # Meyer 2014 §4.2.3 read as: every sender's unconfirmed entries for p go as soon
             # as p confirms any later message
             return (Send(Packet(p, src, "erase", (ssn,))),) + tuple(
                 Send(Packet(p, q, "erase", (None,))) for q in ctx.others(p) if q != src)
@@ -323,7 +323,7 @@ class ReceiverBased(Protocol):
         return Step(replace(vol, tb=keep), stab, (Note("sender_tb_erased"),))
 
     def _on_fetch(self, ctx: Context, q: int, vol: Vol, stab: Stab, pkt: Packet) -> Step:
-        """A restarted process connects to its logger and takes its log (L1108, L1150)."""
+        """A restarted process connects to its logger and takes its log (Meyer 2014 §4.1.2, §4.2.2)."""
         p, after = pkt.src, pkt.hdr[0]
         entries = vol.lg[p]
         out: tuple = ()
@@ -334,7 +334,7 @@ class ReceiverBased(Protocol):
         if self.logger_drops_unacked:
             kept = tuple(e for e in entries if e[4])
             if kept != entries:
-                out += (Note("logger_dropped_unacked"),)  # t4–t6 (L1165)
+                out += (Note("logger_dropped_unacked"),)  # t4–t6 (Meyer 2014 §4.2.2)
             entries = kept
             vol = replace(vol, lg=_set(vol.lg, p, entries))
         out += tuple(Send(Packet(q, p, "rlog", e[:3], e[3])) for e in entries if e[0] > after)
@@ -346,7 +346,7 @@ class ReceiverBased(Protocol):
         if entry in vol.replay or entry[0] <= vol.rsn:  # the answer to a retried fetch, again
             return Step(vol, stab)
         replay = vol.replay + (entry,)
-        if self.replay_order == "rsn":  # L1049: ascending RSN, whoever holds the entry
+        if self.replay_order == "rsn":  # Meyer 2014 §4.1.1: ascending RSN, whoever holds the entry
             replay = tuple(sorted(replay))
         vol = replace(vol, replay=replay)
         if src == CHOICE or ssn <= vol.tssn[src]:  # a nondet outcome, or M is in the restored queue
@@ -368,7 +368,7 @@ class ReceiverBased(Protocol):
         return self._end_replay(ctx, p, vol, stab)
 
     def _on_tbq(self, ctx: Context, s: int, vol: Vol, stab: Stab, pkt: Packet) -> Step:
-        """A recovering receiver asks this sender's TB (Fig. 4.5, L1150)."""
+        """A recovering receiver asks this sender's TB (Fig. 4.5, Meyer 2014 §4.2.2)."""
         r, after, safe = pkt.src, pkt.hdr[0], pkt.hdr[1]
         out = tuple(Send(Packet(s, r, "app", (ssn,), m)) for d, ssn, m in vol.tb if d == r and ssn > after)
         if self.releases:  # what r restored (checkpoint and log) up to ``after`` is safe: erase it
@@ -388,10 +388,10 @@ class ReceiverBased(Protocol):
         return Step(vol, stab, out + released + (Note("reprotected"),))
 
     def _on_gc(self, ctx: Context, q: int, vol: Vol, stab: Stab, pkt: Packet) -> Step:
-        """L1114: the logger deletes what the process's checkpoint covers."""
+        """Meyer 2014 §4.1.2: the logger deletes what the process's checkpoint covers."""
         p, upto, ssn = pkt.src, pkt.hdr[0], pkt.hdr[1]
         kept = tuple(e for e in vol.lg[p] if e[0] > upto)
-        tb = vol.tb if self.releases else tuple(e for e in vol.tb if e[0] != p or e[1] > ssn)  # L1039
+        tb = vol.tb if self.releases else tuple(e for e in vol.tb if e[0] != p or e[1] > ssn)  # Meyer 2014 §4.1.1
         return Step(replace(vol, lg=_set(vol.lg, p, kept), tb=tb), stab,
                     (Note("log_garbage_collected"),) if kept != vol.lg[p] or tb != vol.tb else ())
 
@@ -430,7 +430,7 @@ class ReceiverBased(Protocol):
         return super().on_internal(ctx, p, vol, stab, label)
 
     def _gc(self, ctx: Context, p: int, vol: Vol) -> tuple:
-        """L1083, L1114: tell the holders of p's log what the checkpoint covers."""
+        """Meyer 2014 §4.1.1, §4.1.2: tell the holders of p's log what the checkpoint covers."""
         return tuple(Send(Packet(p, q, "gc", (vol.rsn, vol.tssn[q]))) for q in self.holders(ctx, p))
 
     def _checkpoint(self, vol: Vol, stab: Stab) -> Step:
@@ -441,7 +441,7 @@ class ReceiverBased(Protocol):
     # -- failures -----------------------------------------------------------------------
     def on_restart(self, ctx: Context, p: int, stab: Stab) -> Step:
         """Restart from the checkpoint, connect to the logger and take the log
-        (L1108, Fig. 4.5); the processes p's node protected re-establish
+        (Meyer 2014 §4.1.2, Fig. 4.5); the processes p's node protected re-establish
         protection, their logs having died with it."""
         s = self._saved(stab)
         vol = Vol(s.ssn, s.tssn, s.got, s.conf, s.rsn, tb=s.tb, stage="fetch", lg=((),) * ctx.n,

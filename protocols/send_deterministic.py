@@ -1,4 +1,4 @@
-"""The send-deterministic hierarchical protocol with phases (seed 003,
+"""The send-deterministic hierarchical protocol with phases (Guermouche and Ropars 2011,
 Guermouche & Ropars, RenPar 2011, §3 with Figures 5 and 6).
 
 Coordinated checkpoints inside each group (§3.1), sender-based logging of the

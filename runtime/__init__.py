@@ -1,4 +1,4 @@
-"""The reference implementation over real MPI (DESIGN §7).
+"""The reference implementation over real MPI (docs/design.md §7).
 
 The sans-I/O protocol objects of protocols/ run unchanged over mpi4py: a rank
 (runtime/rank.py) executes their effects on real messages, stable storage is

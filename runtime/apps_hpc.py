@@ -1,5 +1,5 @@
 """The numerical side of the CG-like iteration and of the collectives
-(issue 7, "Workloads"; seed 000 §4.4), carried above the protocol like the
+(Bouteiller et al. 2013 §4.4), carried above the protocol like the
 apps of runtime/apps.py.
 
 Their model twins (checker/workloads.py: ``cg``, ``hier_bcast``...) tag every

@@ -27,7 +27,7 @@ MAX_SIDE = 8192            # --size of a grid workload: a side, squared in memor
 MAX_ELEMENTS = 1 << 28     # --size of the others: elements or bytes
 # Chandy–Lamport restores recorded in-transit messages from its stable channel
 # state; the runtime would need a receiver-side copy of their data there.
-# C3 (app-level) checkpoints only at the program's checkpoint sites (seed 001),
+# C3 (app-level) checkpoints only at the program's checkpoint sites (the C3 slides),
 # and the runtime's workloads mark none: its traces could not be checked.
 RUNTIME_PROTOCOLS_EXCLUDED: set[str] = {"chandy-lamport", "app-level"}
 

@@ -1,5 +1,5 @@
 """One MPI rank: the application's model twin and its real data, driven
-through a sans-I/O protocol object (DESIGN §3, §7).
+through a sans-I/O protocol object (docs/design.md §3, §7).
 
 A rank executes exactly the scheduler events of checker/model.py — an
 application ``step``, the match of a message (``recv``), the arrival of a

@@ -26,7 +26,7 @@ import time
 import numpy as np
 
 PKT, CTL, DATA = 11, 12, 13
-SPLIT = 1 << 16     # the eager limit of the thesis' NetPIPE run (seed 004 L1218: 64 KB)
+SPLIT = 1 << 16     # the eager limit of the thesis' NetPIPE run (Meyer 2014 §4.3: 64 KB)
 WHOLE, HEAD = 0, 1  # the frame byte: the data follows in this message, or in the next
 _N = 8              # a HEAD frame gives the length of its data next (as MPI's rendezvous header does)
 

@@ -1,4 +1,4 @@
-"""Real crashes (kill mode) under Open MPI's ULFM (DESIGN §7).
+"""Real crashes (kill mode) under Open MPI's ULFM (docs/design.md §7).
 
 A victim dies by SIGKILL at a point between two of its events, after writing
 its crash record; every rank of a crashed node is frozen first (the trigger

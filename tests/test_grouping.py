@@ -1,4 +1,4 @@
-"""Forming the groups (seed 002, seed 003 §4): coverage, RPCS, cost equations, METIS/RCB, CLI.
+"""Forming the groups (Jitsumoto et al., Guermouche and Ropars 2011 §4): coverage, RPCS, cost equations, METIS/RCB, CLI.
 
 No timing assertions here: speed is measured in benchmarks/grouping_scaling.py.
 """
@@ -250,13 +250,13 @@ def test_bisect_by_cost_reproduces_cg_table1_row():
     group_of, trail = partition.bisect_by_cost(g)
     e = evaluate(g, group_of)
     assert (e["groups"], e["min_group_size"], e["max_group_size"]) == (32, 32, 32)
-    assert e["pct_logged"] == pytest.approx(16.23, abs=0.01)     # seed 003 Table 1, CG
+    assert e["pct_logged"] == pytest.approx(16.23, abs=0.01)     # Guermouche and Ropars 2011 Table 1, CG
     assert [t["groups"] for t in trail][:5] == [2, 4, 8, 16, 32]
     assert make_grouping(g, "metis", "auto") == tuple(int(x) for x in compact(group_of))
 
 
 def test_straight_bisections_reproduce_lu_table1_row_and_metis_ones_flip_it():
-    """Seed 003 Table 1, LU: 16 groups of 64, 9.68 % logged. The rule with straight cuts
+    """Guermouche and Ropars 2011 Table 1, LU: 16 groups of 64, 9.68 % logged. The rule with straight cuts
     through the 32 × 32 grid gives exactly that; METIS's bisections cut more at 16 groups."""
     g = nas.lu()
     group_of, trail = partition.bisect_by_cost(g, bisector="rcb")

@@ -1,4 +1,4 @@
-"""C3 application-level checkpointing (seed 001): the default scenarios reach
+"""C3 application-level checkpointing (the C3 slides): the default scenarios reach
 every message class, both Log-End line rules, two epochs with a failure in
 each and every class of collective; each Log-End rule alone catches the
 mutant that breaks it; and the handlers do what the slides say."""
@@ -73,7 +73,7 @@ def test_invariants_app_level_collectives(checked):
 @pytest.mark.parametrize("prop,mutant", [
     ("LogEndNoLateCrossing", "app-level/early-ready-to-stop"),
     ("LogEndNoBackwardCrossing", "app-level/no-stop-on-logged-sender"),
-    ("NoLostMessage", "app-level/no-late-logging"),  # the issue's "lost message"
+    ("NoLostMessage", "app-level/no-late-logging"),  # the "lost message" of the C3 slides
     ("NoLostMessage", "app-level/early-ready-to-stop"),
 ])
 def test_invariants_app_level_log_end_rule_alone_catches(checked, prop, mutant):

@@ -1,4 +1,4 @@
-"""HMPL, RBML and SBML of seed 004 (Meyer's thesis, chapter 4): the failure
+"""HMPL, RBML and SBML of Meyer 2014 (Meyer's thesis, chapter 4): the failure
 moments of the protection flow are all reached, the wildcard rule and the
 thesis' assumption (no failure during recovery) make the difference they
 claim, and HMPL's own properties each catch a mutant on their own."""
@@ -15,7 +15,7 @@ MOMENTS = ("crash_receiver_before_t2", "crash_receiver_t2_t4", "crash_receiver_t
 @pytest.mark.parametrize("protocol", ["hmpl", "rbml", "sbml"])
 def test_invariants_first_default_reaches_every_failure_moment(checked, protocol):
     """`rrcheck check PROTOCOL` (the first default scenario) passes with every
-    failure moment of L1164–1166 witnessed."""
+    failure moment of Meyer 2014 §4.2.2 witnessed."""
     r = checked(protocol, DEFAULTS[protocol][0]).result
     assert r.verdict == "pass", r.violation
     for m in MOMENTS:
@@ -24,7 +24,7 @@ def test_invariants_first_default_reaches_every_failure_moment(checked, protocol
 
 def test_invariants_hmpl_pingpong_every_failure_moment(checked):
     """Receiver crashes before t2, in t2–t4, t4–t6 and after t6, and sender
-    crashes (L1164–1166) all happen on the NetPIPE-like ping-pong, and each
+    crashes (Meyer 2014 §4.2.2) all happen on the NetPIPE-like ping-pong, and each
     recovery path of the thesis is taken: log replay, L2 dropping what it never
     confirmed, the senders' TBs re-sending, duplicates dropped by SSN."""
     sc = DEFAULTS["hmpl"][0]
@@ -55,7 +55,7 @@ def test_invariants_receiver_logging_moments_on_every_default(checked, protocol)
 
 @pytest.mark.parametrize("protocol", ["sbml", "hmpl", "rbml"])
 def test_invariants_node_crash_takes_sender_and_receiver(checked, protocol):
-    """L622: a node fault takes P0, checkpointed after sending m1, and m1's
+    """Meyer 2014 §2.2.1: a node fault takes P0, checkpointed after sending m1, and m1's
     receiver P1; m1 comes back from the checkpointed TB / Message Log, and a
     restarted process asks again a holder that was down (RADIC §2.3)."""
     sc = next(s for s in DEFAULTS[protocol] if s.workload == "node_handoff")
@@ -68,7 +68,7 @@ def test_invariants_node_crash_takes_sender_and_receiver(checked, protocol):
 
 
 def test_invariants_sbml_rsn_lost_with_its_sender(checked):
-    """L1049–1051: a node crash loses m1's RSN (held by m1's sender, on the
+    """Meyer 2014 §4.1.1: a node crash loses m1's RSN (held by m1's sender, on the
     node) but not m2's; the restarted receiver gives the missing RSN to the
     message its restarted sender sends again, and replays m2 after it."""
     sc = next(s for s in DEFAULTS["sbml"] if s.workload == "node_rsn_gap")
@@ -78,7 +78,7 @@ def test_invariants_sbml_rsn_lost_with_its_sender(checked):
 
 
 def test_invariants_hmpl_wildcard_rule(checked):
-    """L1188: with the rule, the wildcard race passes while receptions wait to
+    """Meyer 2014 §4.2.3: with the rule, the wildcard race passes while receptions wait to
     be logged; without it, the same scenario has an orphan."""
     sc = DEFAULTS["hmpl"][1]
     good = checked("hmpl", sc).result
@@ -89,7 +89,7 @@ def test_invariants_hmpl_wildcard_rule(checked):
 
 
 def test_invariants_hmpl_fig46_counterexample_orphans_p4():
-    """The curated Fig. 4.6 counterexample (seed 004 L1184–1195): without the
+    """The curated Fig. 4.6 counterexample (Meyer 2014 §4.2.3): without the
     wildcard rule the thesis' P4 (P3 here) ends an orphan of M3."""
     cx = T.load("counterexamples/hmpl__no-wildcard-block__fig46.json")
     assert cx.workload == "fig46" and cx.mutant == "hmpl/no-wildcard-block"
@@ -127,7 +127,7 @@ def test_invariants_hmpl_fig46_plan_gives_the_curated_file():
 def test_invariants_hmpl_failure_during_recovery_outside_assumptions(checked):
     """Mutant 14: a second failure during the first's recovery (the logger's
     process crashes before the restarted one has its log) deadlocks the ping-pong;
-    under the thesis' assumption (L623: no failure during recovery) two
+    under the thesis' assumption (Meyer 2014 §2.2.1: no failure during recovery) two
     sequential failures pass (the same ping-pong too: the slow test below)."""
     sc = MUTANT_SCENARIOS["hmpl/failure-during-recovery"]
     bad = checked("hmpl", sc, "hmpl/failure-during-recovery").result
@@ -142,7 +142,7 @@ def test_invariants_hmpl_failure_during_recovery_outside_assumptions(checked):
 
 @pytest.mark.slow
 def test_invariants_hmpl_failure_during_recovery_same_scenario_calm(checked):
-    """The mutant's own scenario passes once failures wait for recoveries (L623)."""
+    """The mutant's own scenario passes once failures wait for recoveries (Meyer 2014 §2.2.1)."""
     sc = MUTANT_SCENARIOS["hmpl/failure-during-recovery"]
     calm = Scenario(sc.workload, sc.procs, sc.nodes, sc.failures, sc.checkpoints, sc.crash_kinds,
                     no_failure_during_recovery=True)
@@ -177,7 +177,7 @@ def test_invariants_hmpl_logger_on_own_node_loses_messages(checked):
 
 
 def test_invariants_sbml_thesis_flow(checked):
-    """SBML as in L1043–1053: RSNs go back to the senders, replays follow them,
+    """SBML as in Meyer 2014 §4.1.1: RSNs go back to the senders, replays follow them,
     a checkpoint lets the senders collect their logs."""
     r = checked("sbml", DEFAULTS["sbml"][0]).result
     assert r.verdict == "pass", r.violation

@@ -129,7 +129,7 @@ def test_invariants_reductions_keep_terminal_states(protocol, scenario):
 
 
 def test_invariants_theorem2_on_the_papers_figure_2(checked):
-    """Seed 000 Fig. 2: without internal event logging, the order of m3 and m4
+    """Bouteiller et al. 2013 Fig. 2: without internal event logging, the order of m3 and m4
     at P2 is lost with S1 = {P0, P1, P2}, and P4 in S2 becomes an orphan of m5;
     with it, the same scenario passes."""
     sc = Scenario("fig2", checkpoints=0, crash_kinds=("process",))

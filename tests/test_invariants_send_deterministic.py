@@ -1,4 +1,4 @@
-"""The send-deterministic hierarchical protocol (seed 003 §3, Fig. 5 and 6):
+"""The send-deterministic hierarchical protocol (Guermouche and Ropars 2011 §3, Fig. 5 and 6):
 its phases on the paper's Fig. 2, its default scenarios with the witnesses
 that make them non-vacuous, its own properties, and its refusal of workloads
 that are not send-deterministic."""

@@ -115,7 +115,7 @@ def _crossing(name, n=8, nodes=2):
 
 
 def test_hierarchical_collectives_cross_nodes_once_per_other_node():
-    """Seed 000 §4.4: a topology-aware tree sends one message per other node;
+    """Bouteiller et al. 2013 §4.4: a topology-aware tree sends one message per other node;
     the flat binomial tree, rooted anywhere, crosses more often."""
     assert _crossing("hier_bcast") == _crossing("hier_reduce") == 8 * (2 - 1)
     assert _crossing("flat_bcast") > _crossing("hier_bcast")

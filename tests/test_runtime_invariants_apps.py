@@ -1,4 +1,4 @@
-"""The workloads of issue 7 over real MPI, 4 ranks on 2 nodes: master–worker
+"""The HPC workloads over real MPI, 4 ranks on 2 nodes: master–worker
 with ANY_SOURCE, the CG-like iteration, hierarchical and flat bcast/reduce.
 Each runs once with a soft crash and once with a real kill (ULFM), under
 different protocols: the output equals the failure-free run's and the trace

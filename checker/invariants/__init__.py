@@ -1,4 +1,4 @@
-"""The consistency properties (DESIGN §4), shared by every engine.
+"""The consistency properties (docs/design.md §4), shared by every engine.
 
 Each property is a plain function of a state, or of a transition and the
 observations it produced (checker/model.py). :class:`Judge` applies the

@@ -1,4 +1,4 @@
-"""C3's own properties (seed 001, "Log-End Line"), and the message classes of
+"""C3's own properties (the C3 slides, "Log-End Line"), and the message classes of
 "Possible Types of Messages" counted as witnesses.
 
 The Log-End line of epoch k joins the points where each process stops logging

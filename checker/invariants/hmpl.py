@@ -1,6 +1,6 @@
-"""HMPL's and RBML's own safety properties (seed 004 digest, "Safety
+"""HMPL's and RBML's own safety properties (Meyer 2014, ch. 4, "Safety
 properties for HMPL", P2 and P7–P11), and the failure-moment witnesses of the
-protection flow (L1164–1166): receiver crashes before t2, in t2–t4, t4–t6 and
+protection flow (Meyer 2014 §4.2.2): receiver crashes before t2, in t2–t4, t4–t6 and
 after t6, and sender crashes with a non-empty temporary buffer.
 
 These read the protocol state of protocols/rbml.py (``Vol.tb``, ``rtb``, ``lg``);
@@ -48,7 +48,7 @@ def _durable(judge, s, r, src, ssn) -> bool:
     if any(h != r and h in s.failed for h in _holders(judge, r)):
         # the logger died with its node: its confirmations stand, and the
         # re-protection checkpoint restores durability (losing M too would
-        # take a second failure, outside L623)
+        # take a second failure, outside Meyer 2014 §2.2.1)
         return True
     lg = _logger(judge, s, r)
     if lg is None:
@@ -68,7 +68,7 @@ def _victims(obs) -> list[int]:
 
 def erasure_order(judge, before, action, after, obs):
     """P2: a sender erases M from its TB, and a receiver from its own, only once
-    M is safe (L1148: TB_P2 after L2's ACK, TB_P1 after P2's notice)."""
+    M is safe (Meyer 2014 §4.2.2: TB_P2 after L2's ACK, TB_P1 after P2's notice)."""
     if action[0] in CRASHES:
         _count_moments(judge, before, _victims(obs))
         return None
@@ -93,7 +93,7 @@ def erasure_order(judge, before, action, after, obs):
 
 
 def _count_moments(judge, s, victims) -> None:
-    """Which intervals of the flow of Fig. 4.4 a crash falls into (L1164–1166)."""
+    """Which intervals of the flow of Fig. 4.4 a crash falls into (Meyer 2014 §4.2.2)."""
     w = judge.w
     for r in victims:
         pr = s.procs[r]
@@ -131,7 +131,7 @@ def logged_once(judge, s):
 
 
 def logger_placement(judge, s):
-    """P8: the logger of every process runs on another node (RADIC §2.3, L1207)."""
+    """P8: the logger of every process runs on another node (RADIC §2.3, Meyer 2014 §4.2.4)."""
     bad = getattr(judge, "_hmpl_placement", None)
     if bad is None:
         sysm = judge.sys
@@ -145,8 +145,8 @@ def logger_placement(judge, s):
 
 
 def gc_behind_checkpoint(judge, before, action, after, obs):
-    """P9: a logger deletes only entries a durable checkpoint covers (L1114);
-    the exception is L1165's drop of never-confirmed entries at a restart."""
+    """P9: a logger deletes only entries a durable checkpoint covers (Meyer 2014 §4.1.2);
+    the exception is Meyer 2014 §4.2.2's drop of never-confirmed entries at a restart."""
     if action[0] in CRASHES or action[0] == "restart":
         return None
     for p in range(judge.sys.n):
@@ -169,7 +169,7 @@ def gc_behind_checkpoint(judge, before, action, after, obs):
 
 def tb_bound(judge, s):
     """P10: in failure-free runs a sender's TB holds only messages whose logging
-    is unfinished — no entry its receiver has released (L1201–1204). The
+    is unfinished — no entry its receiver has released (Meyer 2014 §4.2.4). The
     thesis' "normally at most one message per receiver" is measured as
     ``tb_max_per_receiver`` (not a hard bound: a sender may send twice before
     the first is confirmed)."""
@@ -195,7 +195,7 @@ def tb_bound(judge, s):
 
 
 def buffers_erased(judge, s):
-    """P11: under "no failure during recovery" (L623), when the run ends every
+    """P11: under "no failure during recovery" (Meyer 2014 §2.2.1), when the run ends every
     recovery is over and every TB entry and unconfirmed log entry is gone."""
     sysm = judge.sys
     if s.failures > 1 and not sysm.bounds.no_failure_during_recovery:

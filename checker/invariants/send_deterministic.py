@@ -1,4 +1,4 @@
-"""The send-deterministic protocol's own properties (seed 003 §3.2).
+"""The send-deterministic protocol's own properties (Guermouche and Ropars 2011 §3.2).
 
 - **CausalReplayOrder** — a message is never delivered before a message it
   causally depends on: no process delivers a message whose causal past holds a

@@ -1,6 +1,6 @@
 """Predictive analysis of one recorded MPI run: would another failure point or
-delivery order break the invariants? (DESIGN §5, issue 19 part B; the user's
-account is checker/predict.md.)
+delivery order break the invariants? (docs/design.md §5; the user's account is
+docs/predict.md.)
 
 The journals of a run (runtime/files.py) give, per rank, the model's
 scheduler events with the packets each put on the wire. From them alone:
@@ -10,7 +10,7 @@ scheduler events with the packets each put on the wire. From them alone:
    knew. A set of events closed under happens-before is a consistent cut: a
    global state a failure could meet.
 2. **Hazards**, pruned with the clocks outside any solver (:mod:`.hazards`).
-   A failure of a process, or of a node (one failure, Meyer 2014 L622), rolls
+   A failure of a process, or of a node (one failure, Meyer 2014 §2.2.1), rolls
    back its rollback set R (the failed processes for pessimistic logging; the
    whole correlated set for Bouteiller et al., CCPE 2013, §3.2). A reception
    r by ``MPI_ANY_SOURCE`` at w in R is a real choice when another message
@@ -20,7 +20,7 @@ scheduler events with the packets each put on the wire. From them alone:
    traces). If R then sends, after r, a message that a survivor delivers,
    and the failure strikes before r's determinant is durable, the
    re-execution may match r otherwise and send different content: the
-   survivor is an orphan (Meyer 2014 L672, Fig. 4.6; Bouteiller et al. 2013,
+   survivor is an orphan (Meyer 2014 §2.2.3, Fig. 4.6; Bouteiller et al. 2013,
    Theorem 2). Durability follows the protocol's rules
    (:func:`.hazards.durability`); where the protocol lets the receiver go on
    before its logging round trip ends, the cut may leave that round trip for

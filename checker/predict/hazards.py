@@ -44,10 +44,10 @@ class Durability:
 def durability(trace: Trace, proto, ctx) -> Durability:
     """When each reception's determinant survives a failure of its receiver.
     Receiver-based engine (SBML, RBML, HMPL; Meyer 2014 §4.1–4.2): the entry
-    is at its holder (the sender for SBML, L1045; the logger for RBML and
+    is at its holder (the sender for SBML, Meyer 2014 §4.1.1; the logger for RBML and
     HMPL) once the holder took the ``log`` packet — the k-th ``log`` packet
     of a rank carries its k-th logged event — and, where the logger erases
-    what it never confirmed (HMPL, L1165), once it confirmed it; lost if the
+    what it never confirmed (HMPL, Meyer 2014 §4.2.2), once it confirmed it; lost if the
     holder fails too. Event logger (correlated sets, Bouteiller et al. 2013
     §2.2, §3.2.2): on stable storage at the receiver's next ``log`` step, for
     the receptions the protocol logs (Theorem 2: internal ones included)."""
@@ -94,7 +94,7 @@ def durability(trace: Trace, proto, ctx) -> Durability:
                 continue
             need = [took]
             if proto.logger_drops_unacked:
-                # HMPL L1165: the logger keeps, for a restarted receiver, only the
+                # HMPL Meyer 2014 §4.2.2: the logger keeps, for a restarted receiver, only the
                 # entries it has confirmed (the model marks them at its confirm step)
                 if j >= len(acks.get(h, ())):
                     d.need[(p, r.i)] = None
@@ -172,8 +172,8 @@ def relaxable(proto, r: Ev) -> bool:
     """May the receiver's own logging steps after r (forwarding the log entry,
     taking the logger's confirmation) come later than they did, past its next
     sends? Not where the protocol's rule makes it wait for them: RBML and SBML
-    send nothing before the confirmation (Meyer 2014 L1047, L1102), HMPL goes
-    on after a wildcard reception only once it is logged (L1188), and the
+    send nothing before the confirmation (Meyer 2014 §4.1.1, §4.1.2), HMPL goes
+    on after a wildcard reception only once it is logged (Meyer 2014 §4.2.3), and the
     event logger of Bouteiller et al. is written before any send (§2.2)."""
     if family(proto) != "receiver-based":
         return False

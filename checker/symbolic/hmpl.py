@@ -1,5 +1,5 @@
 """HMPL's protection flow (Meyer, "Fault Tolerance in Multicore Clusters",
-PhD thesis, UAB 2014, §4.2, Fig. 4.4, L1142–1148, L1205): **ErasureOrder** —
+PhD thesis, UAB 2014, §4.2, Fig. 4.4, Meyer 2014 §4.2.2, §4.2.4): **ErasureOrder** —
 a sender erases M from its temporary buffer only after the receiver's logger
 confirmed M (t6 before t7) — and **LoggedOnce** — the logger holds each
 message once, since the FT layer checks the SSN of every reception and drops
@@ -16,7 +16,7 @@ and ``erase`` (t7, ``_on_erase``). Knobs: ``release_at="t2"``
 ``drop_duplicates=False`` (``hmpl/no-ssn-check``) takes a re-sent M again.
 
 Abstraction: the failure-free flow of each message (channels unordered, any
-interleaving); the crash cases of L1164–1166 are the explicit search's.
+interleaving); the crash cases of Meyer 2014 §4.2.2 are the explicit search's.
 Fragment: EPR (one sort, unary relations).
 """
 from __future__ import annotations
@@ -98,7 +98,7 @@ def build(release_at: str = "t6", drop_duplicates: bool = True) -> Lemma:
         ("flow_order", lambda r, s: A(lambda m: imp(Or(s.tb(m), s.wire(m), s.got(m), s.erased(m)), s.sent(m)))),
     )
     return Lemma(NAME, "TB entries are erased only after the logger's confirmation; each message is logged once",
-                 "Meyer, PhD thesis UAB 2014, §4.2, Fig. 4.4 (L1142–1148, L1205)", PROTOCOL, MUTANTS, S, (), state,
+                 "Meyer, PhD thesis UAB 2014, §4.2, Fig. 4.4 (Meyer 2014 §4.2.2, §4.2.4)", PROTOCOL, MUTANTS, S, (), state,
                  lambda r: [], init, actions, conjuncts, ("ErasureOrder", "LoggedOnce"), "EPR",
                  {"release_at": release_at, "drop_duplicates": drop_duplicates})
 

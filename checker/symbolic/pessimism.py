@@ -1,6 +1,6 @@
 """Pessimistic message logging (Meyer, "Fault Tolerance in Multicore
-Clusters", PhD thesis, UAB 2014, §4.1: SBML L1047 "between a reception and
-the ACK of its RSN the receiver sends nothing", RBML L1102 "P2 sends nothing
+Clusters", PhD thesis, UAB 2014, §4.1: SBML Meyer 2014 §4.1.1 "between a reception and
+the ACK of its RSN the receiver sends nothing", RBML Meyer 2014 §4.1.2 "P2 sends nothing
 until L2 confirms"): no process sends while a reception it delivered is not
 yet logged, so a single failure — of a process or of a node — leaves no
 orphan: every message a failed process sent, and a survivor delivered,
@@ -20,7 +20,7 @@ Abstraction: forwarding to the logger, saving and the acknowledgement are one
 step (only the receiver's ``rtb`` decides what it may send); a confirmed
 determinant survives the failure (RBML: the logger is on another node,
 RADIC §2.3, checked by LoggerPlacement; SBML: a node crash that takes the
-sender holding an RSN with its receiver is the RSN-gap case of L1051, outside
+sender holding an RSN with its receiver is the RSN-gap case of Meyer 2014 §4.1.1, outside
 this lemma); restart and replay are not modelled — a message is an orphan as
 soon as the failure loses a reception it depends on. Fragment: EPR.
 """
@@ -62,7 +62,7 @@ def build(block_sends_until_logged: bool = True) -> Lemma:
                A(M, lambda x: t.sent(x) == Or(s.sent(x), x == m)),
                # m depends on every reception p delivered so far
                A(MM, lambda a, b: t.dep(a, b) == Or(s.dep(a, b), And(b == m, s.arrived(a), r.dst(a) == p)))]
-        if block_sends_until_logged:  # L1047, L1102: rtb empty
+        if block_sends_until_logged:  # Meyer 2014 §4.1.1, §4.1.2: rtb empty
             out.append(A(M, lambda x: imp(And(s.arrived(x), r.dst(x) == p), s.conf(x))))
         return out
 
@@ -99,7 +99,7 @@ def build(block_sends_until_logged: bool = True) -> Lemma:
         ("crash_is_a_failure", lambda r, s: A(P, lambda p: imp(s.crashed(p), s.failed))),
     )
     return Lemma(NAME, "no send while a delivered reception is unlogged; a single failure leaves no orphan",
-                 "Meyer, PhD thesis UAB 2014, §4.1 (L1047, L1102); Bouteiller et al., CCPE 2013, §2.2",
+                 "Meyer, PhD thesis UAB 2014, §4.1 (Meyer 2014 §4.1.1, §4.1.2); Bouteiller et al., CCPE 2013, §2.2",
                  PROTOCOL, MUTANTS, S, rigid, state, axioms, init, actions, conjuncts,
                  ("NoOrphan", "Pessimism"), "EPR", {"block_sends_until_logged": block_sends_until_logged})
 

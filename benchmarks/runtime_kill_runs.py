@@ -1,11 +1,11 @@
-"""Issue 7's Done-when runs, each `rrcheck run ... --mode kill --json` under
+"""Kill-mode runs over real MPI, each `rrcheck run ... --mode kill --json` under
 Open MPI 5 with ULFM: correlated-set losing a whole node, SBML and HMPL a
 single rank, stencil2d on 8 ranks and 4 nodes. Each must end with the
 failure-free output and a trace `check-trace` passes.
 
-    python benchmarks/runtime_done_when.py
+    python benchmarks/runtime_kill_runs.py
 
-Writes benchmarks/results/runtime_done_when.json.
+Writes benchmarks/results/runtime_kill_runs.json.
 """
 from __future__ import annotations
 
@@ -38,7 +38,7 @@ def main() -> int:
         ok &= good
         runs.append({"command": " ".join(cmd[:-1]), "exit": p.returncode, **rep})
         print(f"{' '.join(cmd[:-1])}: exit {p.returncode}", flush=True)
-    record.write("runtime_done_when", {"runs": runs, "all_passed": ok})
+    record.write("runtime_kill_runs", {"runs": runs, "all_passed": ok})
     return 0 if ok else 1
 
 
