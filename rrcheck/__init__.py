@@ -48,9 +48,7 @@ def check(protocol: str | None = None, workload=None, *, mutant: str | None = No
         raise UsageError("give a workload: a name, a workload file or its document")
     if isinstance(workload, dict):
         import json
-        import tempfile
-        d = Path(tempfile.mkdtemp(prefix="rrcheck-workload-"))
-        path = d / f"{workload.get('name') or 'workload'}.json"
+        path = _documents() / f"{workload.get('name') or 'workload'}.json"
         path.write_text(json.dumps(workload))
         workload = str(path)
     elif isinstance(workload, Path):
@@ -60,6 +58,19 @@ def check(protocol: str | None = None, workload=None, *, mutant: str | None = No
     make(sc.workload, sc.procs, sc.nodes)
     return C.run_check(protocol, sc, mutant, properties, Path(out) if out else None, max_states=max_states,
                        time_limit=time_limit, progress=False, anyway=anyway)
+
+
+_DOCS = []
+
+
+def _documents():
+    """Where check() writes workload documents for the checker to read: one
+    directory per process, removed when the interpreter exits."""
+    import tempfile
+    from pathlib import Path
+    if not _DOCS:
+        _DOCS.append(tempfile.TemporaryDirectory(prefix="rrcheck-workload-"))
+    return Path(_DOCS[0].name)
 
 
 def replay(path):
