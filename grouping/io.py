@@ -18,6 +18,7 @@ from pydantic import BaseModel, ConfigDict, PositiveInt, ValidationError
 from rrcheck.checker.errors import UsageError
 from rrcheck.grouping.graph import CommGraph, edges_of
 from rrcheck.grouping.groups import validate
+from rrcheck.grouping.patterns import MAX_PROCESSES
 
 
 class CommGraphFile(BaseModel):
@@ -42,9 +43,15 @@ class GroupingFile(BaseModel):
     cost: dict[str, float] = {}
 
 
+MAX_BYTES = 512 * 2**20   # a graph of a million processes with their halo edges is far smaller
+
+
 def _read(path, model):
     p = Path(path)
     try:
+        if p.is_file() and p.stat().st_size > MAX_BYTES:
+            raise UsageError(f"{p} is larger than {MAX_BYTES >> 20} MiB; give a graph of at most "
+                             f"{MAX_PROCESSES:,} processes")
         raw = json.loads(p.read_text())
     except FileNotFoundError:
         raise UsageError(f"{p}: no such file; check the path") from None
@@ -61,6 +68,11 @@ def _read(path, model):
 
 def load_graph(path) -> CommGraph:
     f = _read(path, CommGraphFile)
+    if f.n > MAX_PROCESSES:
+        raise UsageError(f"{path}: n = {f.n:,} processes; at most {MAX_PROCESSES:,}")
+    bad = next((e for e in f.edges if not (0 <= e[0] < f.n and 0 <= e[1] < f.n)), None)
+    if bad is not None:
+        raise UsageError(f"{path}: edge {list(bad)} names a process outside 0..{f.n - 1}")
     return CommGraph.from_edges(f.n, f.edges, coords=f.coords, node_of=f.node_of,
                                 node_coords=f.node_coords, name=f.name or Path(path).stem)
 

@@ -217,6 +217,10 @@ CASES = [
      "more nodes"),
     # --- group
     ("group-oversized", ["group", "grid2d:100000x100000", "--method", "node"], nothing, 2, "at most"),
+    ("group-graph-oversized", ["group", "g.json", "--groups", "2"],
+     text("g.json", '{"kind": "rrcheck.commgraph", "n": 100000000, "edges": []}'), 2, "at most"),
+    ("group-graph-edge-out-of-range", ["group", "g.json", "--groups", "2"],
+     text("g.json", '{"kind": "rrcheck.commgraph", "n": 3, "edges": [[0, 7, 1.0]]}'), 2, "outside 0..2"),
     ("group-oversized-3d", ["group", "grid3d:1000x1000x1000", "--method", "node"], nothing, 2, "at most"),
     ("group-zero-size", ["group", "grid2d:0x3"], nothing, 2, "positive sizes"),
     ("group-unknown", ["group", "nosuch"], nothing, 2, "unknown pattern"),
