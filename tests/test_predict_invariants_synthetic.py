@@ -121,3 +121,13 @@ def test_invariants_predict_theorem2_needs_two_unlogged_receptions(tmp_path):
     d = _run(tmp_path, "correlated-set", "correlated-set/no-internal-event-logging")
     r = P.predict(d, crash_kinds=("process", "node"))
     assert r.verdict == "none" and r.stats["nondeterministic_receptions"] >= 1, r.as_dict()
+
+
+@pytest.mark.parametrize("seed", [0, 1])
+def test_invariants_predict_correct_correlated_set_none_where_its_mutant_is_confirmed(tmp_path, seed):
+    """The workload on which Theorem 2's mutant is confirmed (6 ranks, two racing
+    internal receptions per set) gives no witness for the correct protocol."""
+    d = _run(tmp_path, "correlated-set", None, seed, **SIZE["correlated-set/no-internal-event-logging"])
+    r = P.predict(d, crash_kinds=KINDS["correlated-set"])
+    assert r.verdict == "none" and r.witness is None and not r.unconfirmed, r.as_dict()
+    assert r.stats["receptions_with_alternatives"] >= 1 and r.stats["send_delivery_pairs"] >= 1

@@ -39,10 +39,10 @@ def test_runtime_invariants_predict_mutant_from_failure_free_mpi_run(tmp_path, p
     assert rep.violation is not None and rep.violation.property == "NoOrphan"
 
 
-@pytest.mark.parametrize("protocol,kinds", [("sbml", ("process",)), ("hmpl", ("process", "node")),
-                                            ("correlated-set", ("process", "node"))])
-def test_runtime_invariants_predict_correct_protocol_no_witness_mpi_run(tmp_path, protocol, kinds):
-    d = _failure_free(tmp_path, protocol)
+@pytest.mark.parametrize("protocol,kinds,n", [("sbml", ("process",), 4), ("hmpl", ("process", "node"), 4),
+                                              ("correlated-set", ("process", "node"), 6)])
+def test_runtime_invariants_predict_correct_protocol_no_witness_mpi_run(tmp_path, protocol, kinds, n):
+    d = _failure_free(tmp_path, protocol, None, n)
     r = predict(d, crash_kinds=kinds)
     assert r.verdict == "none", r.as_dict()
     assert r.stats["receptions_with_alternatives"] >= 1 and r.stats["send_delivery_pairs"] >= 1
