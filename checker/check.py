@@ -26,11 +26,23 @@ class Check:
 
     @property
     def expected(self) -> bool:
-        """A correct protocol passes; a mutant is caught by a property meant to catch it."""
+        """A correct protocol passes; a mutant is caught by its primary property."""
         if self.mutant is None:
             return self.result.verdict == "pass"
         v = self.result.violation
-        return v is not None and v.property in MUTANTS[self.mutant].catches
+        return v is not None and v.property == MUTANTS[self.mutant].primary
+
+    @property
+    def surprise(self) -> str | None:
+        """A mutant caught, but by another property than its primary one: the
+        bug is found, yet the checker behaves differently than recorded (a
+        property weakened or switched off, a search order changed)."""
+        v = self.result.violation
+        if self.mutant is None or v is None or self.expected:
+            return None
+        m = MUTANTS[self.mutant]
+        how = "one of its other catchers" if v.property in m.catches else "not among its catchers"
+        return f"caught by {v.property} ({how}), not by its primary {m.primary}"
 
     @property
     def vacuous(self) -> str | None:
@@ -46,6 +58,8 @@ class Check:
             d["vacuous_reason"] = self.vacuous
         if self.mutant:
             d["caught"] = self.expected
+            d["primary"] = MUTANTS[self.mutant].primary
+            d["surprise"] = self.surprise
         return d
 
 

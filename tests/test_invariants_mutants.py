@@ -1,8 +1,9 @@
-"""Every mutant is caught, by a property meant to catch it, with a
-counterexample file that replays; and every property catches some mutant
-when it alone is checked."""
+"""Every mutant is caught, by its primary property, with a counterexample
+file that replays; every property catches some mutant when it alone is
+checked; and switching any property off is noticed by the guard."""
 import pytest
 
+from rrcheck.checker import invariants
 from rrcheck.checker import trace as T
 from rrcheck.checker.scenarios import MUTANT_SCENARIOS
 from rrcheck.protocols.mutants import MUTANTS
@@ -14,7 +15,7 @@ def test_invariants_mutant_caught_and_replays(checked, tmp_path, name):
     c = checked(m.protocol, MUTANT_SCENARIOS[name], name, out=tmp_path)
     r = c.result
     assert r.verdict == "violation", f"{name} not caught"
-    assert r.violation.property in m.catches
+    assert r.violation.property == m.primary, c.surprise
     cx = T.load(c.counterexample)
     rep = T.replay(cx)
     assert rep.violation is not None and rep.violation.property == r.violation.property
@@ -71,3 +72,37 @@ def test_invariants_depth_bound_makes_search_incomplete():
     from rrcheck.checker.scenarios import Scenario
     r = run_check("sbml", Scenario("ring", 2, 2, depth=3)).result
     assert r.verdict == "incomplete" and "depth" in r.reason
+
+
+# Properties no mutant has as its primary catcher yet: with one of them switched off,
+# check --all would still pass. Each needs a mutant whose first symptom is its violation.
+UNPINNED = {"FailureFreeEquivalence", "RestartTermination"}
+
+
+def _pinned(prop: str) -> list[str]:
+    return sorted(n for n, m in MUTANTS.items() if m.primary == prop)
+
+
+def test_invariants_every_property_but_the_listed_ones_is_some_mutant_s_primary():
+    props = set(invariants.GENERAL) | set(invariants.OWN)
+    assert {p for p in props if not _pinned(p)} == UNPINNED
+
+
+@pytest.mark.parametrize("prop", sorted((set(invariants.GENERAL) | set(invariants.OWN)) - UNPINNED))
+def test_invariants_guard_notices_a_property_switched_off(monkeypatch, prop):
+    """With one property switched off in the judge (the test-only hook
+    ``invariants.DISABLED``), a mutant it is the primary catcher of is no
+    longer reported as expected: the row of ``rrcheck check --all`` turns
+    SURPRISE or NOT CAUGHT, and so does this suite's
+    test_invariants_mutant_caught_and_replays."""
+    from rrcheck.checker.check import run_check
+    name = _pinned(prop)[0]
+    m = MUTANTS[name]
+    monkeypatch.setattr(invariants, "DISABLED", {prop})
+    # a cap keeps it quick: an incomplete search is not "as expected" either (exit 3)
+    c = run_check(m.protocol, MUTANT_SCENARIOS[name], name, max_states=60_000)
+    assert not c.expected
+    v = c.result.violation
+    assert v is None or v.property != prop
+    if v is not None:
+        assert c.surprise and prop in c.surprise

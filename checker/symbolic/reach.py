@@ -45,7 +45,7 @@ class Reach:
 def search(protocol: str, scenario: Scenario, twin, mutant: str | None = None,
            max_states: int = 300_000, cpu_limit: float = 60.0) -> Reach:
     sysm, _ = make_system(protocol, scenario, mutant)
-    judge = Judge(sysm, properties=())
+    judge = Judge(sysm)
     t0 = time.process_time()
     init = sysm.initial()
     parent = {init: None}

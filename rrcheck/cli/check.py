@@ -176,7 +176,7 @@ def cmd_list(args) -> int:
         "protocols": {n: {"source": c.source, "rollback_scope": c.scope, "knobs": c.KNOBS}
                       for n, c in PROTOCOLS.items()},
         "mutants": {n: {"protocol": m.protocol, "knobs": m.knobs, "rule": m.rule, "source": m.source,
-                        "caught_by": list(m.catches)} for n, m in MUTANTS.items()},
+                        "caught_by": list(m.catches), "primary": m.primary} for n, m in MUTANTS.items()},
         "workloads": {n: {"class": f().determinism, "description": f().description} for n, f in W.WORKLOADS.items()},
         "invariants": DESCRIPTIONS,
     }
@@ -376,7 +376,7 @@ def _check_all(args, out: Path) -> int:
                 mark = "ok" + (" VACUOUS" if c.vacuous else "")
             else:
                 bad += 1
-                mark = "NOT CAUGHT" if mutant else "FAILED"
+                mark = ("SURPRISE: " + c.surprise) if c.surprise else "NOT CAUGHT" if mutant else "FAILED"
             if c.vacuous:
                 vacuous.append(f"{protocol} on {sc.label()}: {c.vacuous}")
             if args.json:
