@@ -20,6 +20,7 @@ from rrcheck.checker.classify import failure_free
 from rrcheck.checker.errors import UsageError
 from rrcheck.checker.invariants import Judge
 from rrcheck.checker.scenarios import DEFAULTS, Scenario, make_system, scenario_for_mutant
+from rrcheck.protocols.mutants import MUTANTS
 
 PROFILES = ("ci", "deep")  # the Hypothesis settings profiles checker/stateful.py registers
 
@@ -93,6 +94,15 @@ class Fuzz(Check):
     found_seconds: float | None = None
     narrowed: int = 0                   # runs that never chose some enabled kind of event (swarm)
 
+    @property
+    def expected(self) -> bool:
+        """A mutant is caught by any of its catchers: the primary one is a
+        breadth-first notion, and random runs may meet another symptom first."""
+        if self.mutant is None:
+            return self.result.verdict == "pass"
+        v = self.result.violation
+        return v is not None and v.property in MUTANTS[self.mutant].catches
+
     def as_dict(self) -> dict:
         return {**super().as_dict(), "engine": "hypothesis", "exhaustive": False, "profile": self.profile,
                 "sequential_failures": self.sequential,
@@ -117,5 +127,6 @@ def run_fuzz(protocol: str, scenario: Scenario, mutant: str | None = None, prope
     judge = Judge(system, props, failure_free(workload).finals)
     result, tally = hunt(system, judge, profile, examples, seed, progress, shrink)
     path = save_counterexample(out, protocol, mutant, scenario, system, workload, props, result, ".fuzz.json")
-    return Fuzz(protocol, mutant, scenario, result, path, profile, seed, sequential, tally.examples,
-                tally.found_after, tally.found_seconds, tally.narrowed)
+    return Fuzz(protocol, mutant, scenario, result, path, profile=profile, seed=seed, sequential=sequential,
+                examples=tally.examples, found_after=tally.found_after, found_seconds=tally.found_seconds,
+                narrowed=tally.narrowed)

@@ -120,11 +120,31 @@ def _image(pr: Proc) -> Image:
     return Image(pr.pc, pr.acc, pr.last_src, pr.mailbox, pr.ghost)
 
 
+# The model's own semantics, as knobs whose wrong values are the model-level mutants of
+# protocols/mutants.py: each is a rule of docs/design.md §2 that some property must pin.
+MODEL_KNOBS = {
+    "crash_drops_packets": True,    # packets addressed to a crashed process die with it
+    "crash_drops_queue": True,      # the receive queue is volatile: lost at a crash
+    "rollback_restores_app": True,  # a rollback restores the application's state from the image
+    "fifo_in_order": True,          # a FIFO channel delivers its oldest packet first
+}
+
+
 class System:
-    """One scenario: a protocol on a workload under bounds."""
+    """One scenario: a protocol on a workload under bounds. ``model``
+    overrides :data:`MODEL_KNOBS` (model-level mutants only)."""
 
     def __init__(self, protocol: Protocol, workload: Workload, bounds: Bounds,
-                 group_of: tuple[int, ...] | None = None):
+                 group_of: tuple[int, ...] | None = None, model: dict | None = None):
+        unknown = set(model or ()) - set(MODEL_KNOBS)
+        if unknown:
+            raise ValueError(f"unknown model knobs {sorted(unknown)}")
+        knobs = MODEL_KNOBS | (model or {})
+        self.model = model or {}
+        self._drop_packets = knobs["crash_drops_packets"]
+        self._drop_queue = knobs["crash_drops_queue"]
+        self._restore_app = knobs["rollback_restores_app"]
+        self._in_order = knobs["fifo_in_order"]
         self.protocol = protocol
         self.workload = workload
         self.bounds = bounds
@@ -207,7 +227,9 @@ class System:
         for c, ch in enumerate(s.wire):
             if ch:
                 src, dst = divmod(c, n)
-                if ctx.fifo:
+                if not s.procs[dst].alive:
+                    continue  # held for its next incarnation (only where crash_drops_packets is wrong)
+                if ctx.fifo and self._in_order:
                     acts.append(("deliver", src, dst, 0))
                 else:
                     for i, pk in enumerate(ch):
@@ -267,6 +289,8 @@ class System:
         """
         if self.bounds.no_failure_during_recovery:
             return acts  # with that assumption, crash enabledness depends on the global state
+        if self.model:
+            return acts  # the arguments below rest on the model's own rules, which a model mutant breaks
         if s is self._init:
             return acts
         idle = self._idle_delivery(s, acts)
@@ -305,7 +329,7 @@ class System:
         which commutes with P's deliveries of the heads; so no process of P
         acts on a path that avoids P's actions, and every terminal state stays
         reachable (a stubborn set)."""
-        if not self.ctx.fifo or not acts or not all(pr.alive for pr in s.procs):
+        if not (self.ctx.fifo and self._in_order) or not acts or not all(pr.alive for pr in s.procs):
             return acts
         if any(self._at_coll(s, p) for p in range(self.n)):
             return acts  # a collective is an action of every process
@@ -450,9 +474,10 @@ class System:
             failed = failed | frozenset(victims)
             for p in victims:
                 pr = procs[p]
-                procs[p] = pr.but(alive=False, mailbox=(), vol=None)
+                procs[p] = pr.but(alive=False, mailbox=() if self._drop_queue else pr.mailbox, vol=None)
                 for q in range(n):  # messages addressed to the dead incarnation are lost
-                    wire[q * n + p] = ()
+                    if self._drop_packets:
+                        wire[q * n + p] = ()
                 obs.append(("crash", p, kind == "crash_node"))
         elif kind == "restart":
             p = a[1]
@@ -486,8 +511,12 @@ class System:
             elif t is Restore:
                 img = dict(pr.images)[eff.cid]
                 obs.append(("restore", p, eff.cid, pr.ghost, img.ghost))
-                pr = pr.but(pc=img.pc, acc=img.acc, last_src=img.last_src,
-                             mailbox=img.mailbox, ghost=img.ghost)
+                kept = () if self._drop_queue else tuple(m for m in pr.mailbox if m not in img.mailbox)
+                if self._restore_app:
+                    pr = pr.but(pc=img.pc, acc=img.acc, last_src=img.last_src,
+                                 mailbox=img.mailbox + kept, ghost=img.ghost)
+                else:
+                    pr = pr.but(ghost=img.ghost)
             elif t is Note:
                 obs.append(("note", eff.name))
             else:

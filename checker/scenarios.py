@@ -150,6 +150,9 @@ MUTANT_SCENARIOS: dict[str, Scenario] = {
     "sbml/no-event-logging": Scenario("fig1", checkpoints=0, crash_kinds=("process",)),
     "sbml/no-duplicate-suppression": Scenario("pingpong", checkpoints=0, crash_kinds=("process",)),
     "uncoordinated/no-logging": Scenario("fig1", crash_kinds=("process",)),
+    "model/crash-keeps-queue": Scenario("pingpong", 2, 2, checkpoints=0, crash_kinds=("process",)),
+    "model/rollback-keeps-app-state": Scenario("ring", 2, 2, crash_kinds=("process",)),
+    "model/fifo-reorders": Scenario("ring", 2, 2, crash_kinds=("process",)),
     "send-deterministic/no-phases": Scenario("sd_phases", checkpoints=0, crash_kinds=("process",)),
     "send-deterministic/not-send-deterministic": Scenario("any_source_race", 3, 2, checkpoints=0,
                                                           crash_kinds=("process",)),
@@ -201,7 +204,7 @@ def make_system(protocol: str, scenario: Scenario, mutant: str | None = None,
     group_of = grouping or scenario.grouping
     if group_of is not None and len(group_of) != workload.n:
         raise UsageError(f"the grouping names {len(group_of)} processes but {workload.name} has {workload.n}")
-    return System(proto, workload, scenario.bounds(), group_of), workload
+    return System(proto, workload, scenario.bounds(), group_of, MUTANTS[mutant].model if mutant else None), workload
 
 
 def system_for(cx) -> tuple[System, W.Workload]:
@@ -229,4 +232,5 @@ def system_for(cx) -> tuple[System, W.Workload]:
                     b.checkpoint_at_sites)
     if len(cx.grouping) != workload.n:
         raise UsageError(f"counterexample grouping has {len(cx.grouping)} entries for {workload.n} processes")
-    return System(proto, workload, bounds, tuple(cx.grouping)), workload
+    model = MUTANTS[cx.mutant].model if cx.mutant else None
+    return System(proto, workload, bounds, tuple(cx.grouping), model), workload

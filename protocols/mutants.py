@@ -47,6 +47,11 @@ class Mutant:
     def primary(self) -> str:
         return self.catches[0]
 
+    @property
+    def model(self) -> dict:
+        """Model knobs (checker/model.py MODEL_KNOBS) a model-level mutant sets wrong."""
+        return self.extra.get("model", {})
+
 
 MUTANTS: dict[str, Mutant] = {m.name: m for m in (
     Mutant("correlated-set/no-internal-event-logging", "correlated-set", {"log_internal_events": False},
@@ -183,6 +188,24 @@ MUTANTS: dict[str, Mutant] = {m.name: m for m in (
            "every non-deterministic event (Waitany/Testany outcomes, probes), not only ANY_SOURCE, is "
            "logged before the process goes on (15)",
            "Meyer 2014 §4.2.3 (piecewise determinism, §4.1)", ("NoOrphan", "FailureFreeEquivalence")),
+    # Model-level mutants: the model's own semantics set wrong (checker/model.py MODEL_KNOBS), run
+    # under a correct protocol. They show the properties, not golden files, pin the model's rules.
+    # (A crash that keeps the packets addressed to the dead process for its next incarnation is not
+    # among them: every protocol here drops such stale packets by SSN or epoch, so no property can
+    # tell; docs/design.md §6 says so.)
+    Mutant("model/crash-keeps-queue", "sbml", {},
+           "the receive queue (MPI's unexpected messages) is volatile: a crash empties it",
+           "docs/design.md §2; Meyer 2014 §2.2.1 (a crash loses the process's volatile state)",
+           ("NoDuplicateDelivery",), extra={"model": {"crash_drops_queue": False}}),
+    Mutant("model/rollback-keeps-app-state", "coordinated", {},
+           "a rollback restores the application's state from the checkpoint image",
+           "docs/design.md §2; Bouteiller et al. 2013 §2.1 (a recovery line restores each process)",
+           ("NoLostMessage", "FailureFreeEquivalence", "Termination"),
+           extra={"model": {"rollback_restores_app": False}}),
+    Mutant("model/fifo-reorders", "chandy-lamport", {},
+           "a FIFO channel delivers its oldest packet first (the markers' precondition)",
+           "docs/design.md §2; Chandy and Lamport, TOCS 1985 (FIFO channels)",
+           ("NoInTransitInGroup", "NoLostMessage", "Termination"), extra={"model": {"fifo_in_order": False}}),
 )}
 
 

@@ -63,6 +63,9 @@ def make_config(protocol: str, workload: str, n: int, nodes: int, *, iters: int 
         raise UsageError(f"the MPI runtime does not drive {protocol!r} yet; it drives {', '.join(supported())}")
     if mutant and mutant not in MUTANTS:
         raise UsageError(f"unknown mutant {mutant!r}; `rrcheck list` shows them all")
+    if mutant and MUTANTS[mutant].model:
+        raise UsageError(f"{mutant} changes the model's semantics, not the protocol: it has no MPI run; "
+                         f"check it with `rrcheck check --mutant {mutant}`")
     if workload not in apps.APPS:
         raise UsageError(f"unknown runtime workload {workload!r}; choose one of {', '.join(apps.APPS)}")
     if n < 2 or nodes < 1 or nodes > n:
