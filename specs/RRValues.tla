@@ -6,7 +6,8 @@
 EXTENDS Integers, Sequences
 
 ANY == -1                       \* MPI_ANY_SOURCE / MPI_ANY_TAG
-Down == "down"                  \* the volatile state of a crashed process
+Down == [crashed |-> TRUE]      \* the volatile state of a crashed process (a record:
+                                \* TLC compares it with the live ones)
 
 \* Effects, as the handlers return them
 Send(pk) == [type |-> "send", packet |-> pk]

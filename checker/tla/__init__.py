@@ -10,6 +10,6 @@ files.
   model's scheduler events, so ``rrcheck replay`` re-executes it.
 """
 from rrcheck.checker.tla.model import SPECS, SPECIFIED, spec_of
-#from rrcheck.checker.tla.run import TlaCheck, run_tla
+from rrcheck.checker.tla.run import TlaCheck, run_tla
 
 __all__ = ["SPECS", "SPECIFIED", "spec_of", "TlaCheck", "run_tla"]
