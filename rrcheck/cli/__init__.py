@@ -25,7 +25,7 @@ class Parser(argparse.ArgumentParser):
 
 
 def parser() -> argparse.ArgumentParser:
-    from rrcheck.cli import check, fuzz
+    from rrcheck.cli import check, fuzz, tla
     from rrcheck.grouping import cli as grouping_cli
     from rrcheck.runtime import cli as runtime_cli
     p = Parser(prog="rrcheck", description="Model checking of rollback-recovery protocols.")
@@ -33,6 +33,7 @@ def parser() -> argparse.ArgumentParser:
     sub = p.add_subparsers(dest="cmd", required=True, parser_class=Parser)
     check.add_parsers(sub)
     fuzz.add_parser(sub)
+    tla.add_parser(sub)
     runtime_cli.add_parsers(sub)
     grouping_cli.add_parser(sub)
     return p

@@ -85,6 +85,7 @@ def add_parsers(sub) -> None:
     s = sub.add_parser("replay", help="re-execute a counterexample file and draw it")
     s.add_argument("file")
     s.add_argument("--svg", help="write a space-time diagram")
+    s.add_argument("--itf", help="write the run as an ITF trace (Apalache/Quint), one state per event")
     s.add_argument("--json", action="store_true")
     s.set_defaults(func=cmd_replay)
 
@@ -266,6 +267,9 @@ def cmd_replay(args) -> int:
     if args.svg:
         from rrcheck.checker.render import svg
         T.write_atomic(Path(args.svg), svg(cx, rep))
+    if args.itf:
+        from rrcheck.checker.itf import write_replay_itf
+        write_replay_itf(cx, Path(args.itf))
     if args.json:
         print(json.dumps({"file": args.file, "reproduced": same, "steps": rep.steps,
                           "violation": v.as_dict() if v else None, "svg": args.svg}, indent=1))
