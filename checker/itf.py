@@ -6,7 +6,8 @@ and ``event``, the scheduler event that led to the state (``["init"]`` for the
 first). Sequences are JSON lists, tuples ``#tup``, sets ``#set``, functions
 ``#map``, integers ``#bigint``, records JSON objects (ITF, apalache-mc.org
 "ITF format"). Digests of the Python model (acc, payloads) are integers here;
-a TLC trace keeps the spec's value terms as tuples.
+a TLC trace keeps the spec's value terms as tuples. ``procs`` and ``wire``
+are functions (of a process, of a pair) in both.
 """
 from __future__ import annotations
 
@@ -58,10 +59,13 @@ def of_python_run(system, events: list, source: str) -> dict:
     def wire(s):
         return {"#map": [[{"#tup": [value(c // n), value(c % n)]}, value(ch)] for c, ch in enumerate(s.wire)]}
 
-    states = [_state(0, ["init"], value(s.procs), wire(s), s.failures, s.failed)]
+    def procs(s):
+        return {"#map": [[value(p), value(pr)] for p, pr in enumerate(s.procs)]}
+
+    states = [_state(0, ["init"], procs(s), wire(s), s.failures, s.failed)]
     for i, a in enumerate(events, start=1):
         s, _ = system.step(s, tuple(a))
-        states.append(_state(i, a, value(s.procs), wire(s), s.failures, s.failed))
+        states.append(_state(i, a, procs(s), wire(s), s.failures, s.failed))
     return _trace(states, source)
 
 

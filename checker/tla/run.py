@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
 
-from rrcheck.checker import trace as T
+from rrcheck.checker import itf, trace as T
 from rrcheck.checker.check import properties_for
 from rrcheck.checker.errors import UsageError
 from rrcheck.checker.scenarios import Scenario, make_system
@@ -172,8 +172,9 @@ def _result(protocol, mutant, scenario, system, workload, props, proc, seconds, 
 
 
 def _save(out, protocol, mutant, scenario, system, workload, props, c: TlaCheck):
-    """The TLC trace as an rrcheck counterexample file; the violation recorded is
-    the one the Python model's replay reproduces."""
+    """The TLC trace as an rrcheck counterexample file (the violation recorded is
+    the one the Python model's replay reproduces) and as ITF beside it, TLC's
+    values as TLC printed them."""
     cx = T.Counterexample(
         schema_version=T.SCHEMA_VERSION, tool=T.tool_version() + " (TLC)", protocol=protocol, mutant=mutant,
         knobs=system.protocol.knobs, workload=workload.name, procs=scenario.procs, nodes=scenario.nodes,
@@ -184,5 +185,6 @@ def _save(out, protocol, mutant, scenario, system, workload, props, c: TlaCheck)
     same = rep.violation is not None and rep.violation.property == c.property
     if same:
         cx.violation = T.ViolationModel(**rep.violation.as_dict())
-    name = (mutant or f"{protocol}/{scenario.workload}").replace("/", "__") + ".tlc.json"
-    return T.save(Path(out) / name, cx), same
+    name = (mutant or f"{protocol}/{scenario.workload}").replace("/", "__") + ".tlc"
+    itf.write(Path(out) / f"{name}.itf.json", itf.of_tlc_trace(c.trace, c.events, f"TLC: {mutant or protocol}"))
+    return T.save(Path(out) / f"{name}.json", cx), same
