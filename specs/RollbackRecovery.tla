@@ -69,7 +69,8 @@ Procs == 0..(N - 1)
 Nodes == {NodeOf[p] : p \in Procs}
 
 (* Operations of a program: <<"send", dst, tag>>, <<"reply", tag>>,        *)
-(* <<"recv", src, tag, combine>>. pc counts from 0, as in rrcheck.         *)
+(* <<"recv", src, tag, combine>>, <<"site">>. pc counts from 0, as in      *)
+(* rrcheck.                                                                 *)
 Op(p, pc) == Prog[p][pc + 1]
 Finished(p) == procs[p].pc >= Len(Prog[p])
 
@@ -150,6 +151,13 @@ AppSend(p) ==
        /\ MaySend(p, pr.vol, dst)
        /\ Handled(p, pr2, OnSend(p, pr2.vol, pr2.stab, m), wire)
        /\ UNCHANGED <<failures, failed>>
+
+(* A checkpoint site of the program (Python's on_site: no protocol here    *)
+(* acts on one but application-level ones, not specified yet).             *)
+AppSite(p) ==
+    /\ procs[p].alive /\ ~Finished(p) /\ Op(p, procs[p].pc)[1] = "site"
+    /\ procs' = [procs EXCEPT ![p].pc = @ + 1]
+    /\ UNCHANGED <<wire, failures, failed>>
 
 (* A receive matches mail i: the first matching mail from its source (MPI  *)
 (* non-overtaking).                                                         *)
@@ -233,7 +241,7 @@ Restart(p) ==
 
 \* Every scheduler event but a failure: what Termination asks for.
 Progress ==
-    \/ \E p \in Procs : AppSend(p) \/ Restart(p)
+    \/ \E p \in Procs : AppSend(p) \/ AppSite(p) \/ Restart(p)
     \/ \E p \in Procs : \E i \in 1..Len(procs[p].mailbox) : AppRecv(p, i)
     \/ \E src, dst \in Procs : \E i \in 1..Len(wire[<<src, dst>>]) : DeliverPacket(src, dst, i)
     \/ \E p \in Procs : \E label \in (IF procs[p].alive
@@ -271,7 +279,9 @@ PlainSucc(c) ==
     LET live == {p \in Procs : ~PlainDone(c, p)}
         senders == {p \in live : PlainOp(c, p)[1] \in {"send", "reply"}}
         receivers == {p \in live : PlainOp(c, p)[1] = "recv"}
+        sites == {p \in live : PlainOp(c, p)[1] = "site"}
     IN {PlainSend(c, p) : p \in senders}
+       \cup {[c EXCEPT !.pc[p] = @ + 1] : p \in sites}
        \cup UNION {{PlainRecv(c, p, i) :
                       i \in {j \in DOMAIN c.mb[p] :
                                PlainMatch(c, p, j)
@@ -301,6 +311,7 @@ CanProgress ==
         \/ /\ procs[p].alive /\ ~Finished(p)
            /\ LET op == Op(p, procs[p].pc) IN
               \/ op[1] \in {"send", "reply"} /\ MaySend(p, procs[p].vol, SendTo(p))
+              \/ op[1] = "site"
               \/ op[1] = "recv" /\ \E i \in DOMAIN procs[p].mailbox :
                                      Matchable(p, i) /\ MayMatch(p, procs[p].vol, procs[p].mailbox[i])
         \/ procs[p].alive /\ InternalSteps(p, procs[p].vol, procs[p].stab, MayCheckpoint(p)) # {}

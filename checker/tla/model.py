@@ -23,12 +23,16 @@ ACTION_PROPERTIES = ("RollbackScope", "Theorem1")
 class Spec:
     module: str
     constants: dict          # fixed knob values of this protocol
-    knobs: dict              # rrcheck knob -> TLA+ constant
+    knobs: dict              # rrcheck knob -> TLA+ constant, or (constant, value map)
 
 
 SPECIFIED: dict[str, Spec] = {
     "coordinated": Spec("Coordinated", {"Blocking": True, "RecordChannels": True}, {}),
     "chandy-lamport": Spec("Coordinated", {"Blocking": False}, {"record_channels": "RecordChannels"}),
+    "correlated-set": Spec("CorrelatedSet", {}, {
+        "log_events": "LogEvents", "log_internal_events": "LogInternalEvents",
+        "payload_copy_external": "PayloadCopyExternal", "drop_duplicates": "DropDuplicates",
+        "rollback_scope": ("RollbackToAll", lambda v: v == "all"), "silence": "Silence"}),
 }
 
 
@@ -58,7 +62,7 @@ def fn0(xs) -> str:
     return "(" + " @@ ".join(f"{i} :> {tla_value(v)}" for i, v in enumerate(xs)) + ")"
 
 
-SUPPORTED_OPS = {"send", "reply", "recv"}
+SUPPORTED_OPS = {"send", "reply", "recv", "site"}
 
 
 def check_workload(system) -> None:
@@ -77,7 +81,8 @@ def model_files(system, protocol: str, properties: tuple[str, ...]) -> tuple[str
     knobs = dict(spec.constants)
     for k, v in system.protocol.knobs.items():
         if k in spec.knobs:
-            knobs[spec.knobs[k]] = v
+            const, conv = spec.knobs[k] if isinstance(spec.knobs[k], tuple) else (spec.knobs[k], None)
+            knobs[const] = conv(v) if conv else v
     progs = [[list(op) for op in prog] for prog in system.progs]
     mc = "\n".join([
         "---- MODULE MC ----",

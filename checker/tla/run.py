@@ -112,6 +112,8 @@ def run_tla(protocol: str, scenario: Scenario, mutant: str | None = None, proper
     system, workload = make_system(protocol, scenario, mutant)
     props = properties_for(system, protocol, properties) if properties != () else ()
     mc, cfg = model_files(system, protocol, props)
+    if keep is not None:
+        Path(keep).mkdir(parents=True, exist_ok=True)
     work = Path(tempfile.mkdtemp(prefix="rrcheck-tlc-", dir=keep))
     try:
         for f in SPECS.glob("*.tla"):
