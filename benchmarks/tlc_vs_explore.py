@@ -74,10 +74,15 @@ def main() -> int:
                 runs.append(row)
                 print(f"{rnd} {protocol:<15} {sc.label():<38} {row['engine']:<22} {row['states']:>9,} states "
                       f"wall {row['wall_s']:>7.1f} s cpu {row['cpu_s']:>7.1f} s", flush=True)
+                write(runs, done=False)  # a long run interrupted keeps what it measured
+    write(runs, done=True)
+    return 0
+
+
+def write(runs: list, done: bool) -> None:
     record.write("tlc_vs_explore", {"note": "wall and CPU seconds; TLC's include the JVM start and parsing; "
                                             "the machine is shared with other jobs (load_before)",
-                                    "runs": runs})
-    return 0
+                                    "complete": done, "runs": runs})
 
 
 if __name__ == "__main__":
