@@ -1,5 +1,5 @@
-"""Seed 002 Figs. 7–10: edge-cut and fault-tolerance cost of 16 groups on the GEOFEM-like
-and CGPOP-like patterns (SYNTHETIC patterns, not the paper's traces).
+"""Jitsumoto et al., Figs. 7–10: edge-cut and fault-tolerance cost of 16 groups on the GEOFEM-like
+and CGPOP-like patterns (rebuilt from the paper's description, not its traces; CGPOP over Earth's real coastline).
 
 Methods: RPCS (node-based), and pmetis, kmetis, RCB each node-based (partition the node
 graph, vertex weight = processes per node; red bars in the paper) and process-based
@@ -7,7 +7,9 @@ graph, vertex weight = processes per node; red bars in the paper) and process-ba
 (§V.B); costs = eqs. (2) and (3) with α = 23 %, β = 12.4 % (§V.C). The tables and figures
 show METIS with seed 1; --seeds reruns METIS with other seeds, and the edge-cut criterion is
 judged on the median over them (a verdict that flips with METIS's seed is no verdict).
-CGPOP is also run as an all-ocean control (same grid, no land) to isolate what land does.
+CGPOP runs on Earth's real land mask (Figs. 8 and 10), and as two controls on the same grid:
+the invented elliptic continents and no land at all. A picture of the land mask with the
+groups RPCS forms on it goes to benchmarks/results/cgpop_land_mask_groups.png.
 
     python benchmarks/grouping_quality.py          # writes benchmarks/results/grouping_quality.*
 """
@@ -31,7 +33,8 @@ import numpy as np  # noqa: E402
 from rrcheck.grouping import make_grouping  # noqa: E402
 from rrcheck.grouping._bench import plot_path, write_result  # noqa: E402
 from rrcheck.grouping.cost import evaluate  # noqa: E402
-from rrcheck.grouping.patterns import cgpop, geofem  # noqa: E402
+from rrcheck.grouping.coastline import ocean_points  # noqa: E402
+from rrcheck.grouping.patterns import _block_ocean, cgpop, geofem  # noqa: E402
 
 VARIANTS = [("RPCS", "rpcs", "node"),
             ("pmetis (node)", "pmetis", "node"), ("kmetis (node)", "kmetis", "node"), ("RCB (node)", "rcb", "node"),
@@ -95,7 +98,7 @@ def bar_edge_cut(name, res, fig_no):
     ax.bar(range(len(labels)), [res[m]["edge_cut"] for m in labels], color=colors)
     ax.set_xticks(range(len(labels)), labels, rotation=30, ha="right", fontsize=8)
     ax.set_ylabel("edge-cut (bytes between groups per iteration)")
-    ax.set_title(f"{name}-like (synthetic), 16 groups (cf. seed 002 Fig. {fig_no})\n"
+    ax.set_title(f"{name}-like{' (real coastline)' if name == 'CGPOP' else ''}, 16 groups (cf. Jitsumoto et al. Fig. {fig_no})\n"
                  "red: node-based, blue: process-based", fontsize=9)
     fig.tight_layout()
     fig.savefig(plot_path(f"grouping_quality_fig{fig_no}_{name.lower()}_edgecut"), dpi=120)
@@ -110,10 +113,35 @@ def bar_cost(name, res, fig_no):
     ax.bar(x + 0.2, [res[m]["node_fault_cost"] for m in labels], 0.4, label="node fault cost, eq. (3)")
     ax.set_xticks(x, labels, rotation=30, ha="right", fontsize=8)
     ax.set_ylabel("cost score (α = 23 %, β = 12.4 %)")
-    ax.set_title(f"{name}-like (synthetic), 16 groups (cf. seed 002 Fig. {fig_no})", fontsize=9)
+    ax.set_title(f"{name}-like{' (real coastline)' if name == 'CGPOP' else ''}, 16 groups (cf. Jitsumoto et al. Fig. {fig_no})", fontsize=9)
     ax.legend(fontsize=8)
     fig.tight_layout()
     fig.savefig(plot_path(f"grouping_quality_fig{fig_no}_{name.lower()}_cost"), dpi=120)
+    plt.close(fig)
+
+
+def land_mask_picture(graph, group_of):
+    """Earth's land on POP's grid and the groups RPCS forms over it (silent blocks grey)."""
+    ocean = ocean_points()
+    groups = np.asarray(group_of, dtype=float).reshape(150, 150)
+    silent = (np.diff(graph.indptr) == 0).reshape(150, 150)
+    groups[silent] = np.nan
+    fig, (a, b) = plt.subplots(1, 2, figsize=(12, 4.4))
+    a.imshow(ocean.T, origin="lower", cmap="Blues", aspect="auto", extent=(-180, 180, 0, 2400))
+    a.set_title("ocean (blue) on POP's 3600 × 2400 0.1° grid, 78.5° S – 72.9° N (Mercator rows)", fontsize=9)
+    a.set_xlabel("longitude")
+    a.set_ylabel("grid row")
+    tab20 = plt.get_cmap("tab20")
+    cmap = matplotlib.colors.ListedColormap([tab20(i) for i in range(20) if i not in (14, 15)])  # no grey
+    cmap.set_bad("0.8")
+    b.imshow(np.ma.masked_invalid(groups).T, origin="lower", cmap=cmap, aspect="auto", interpolation="nearest",
+             vmin=0, vmax=cmap.N - 1)
+    b.set_title(f"{int(np.nanmax(groups)) + 1} groups of RPCS on the 150 × 150 blocks (grey: silent land blocks)",
+                fontsize=9)
+    b.set_xlabel("block x (eastward from 180° W)")
+    b.set_ylabel("block y (northward)")
+    fig.tight_layout()
+    fig.savefig(plot_path("cgpop_land_mask_groups"), dpi=110)
     plt.close(fig)
 
 
@@ -126,19 +154,23 @@ def main(argv=None):
     t_start = time.perf_counter()
     patterns = {}
     for name, build, figs in (("GEOFEM", geofem, (7, 9)), ("CGPOP", cgpop, (8, 10)),
-                              ("CGPOP all-ocean control", lambda: cgpop(land=False), None)):
+                              ("CGPOP invented-continents control", lambda: cgpop(land="ellipses"), None),
+                              ("CGPOP all-ocean control", lambda: cgpop(land="none"), None)):
         graph = build()
         res, sweep = run_pattern(graph, args.groups, seeds)
         crit = criteria_for(res, sweep)
         silent = int(np.sum(np.diff(graph.indptr) == 0))
         patterns[name] = {"processes": graph.n, "nodes": graph.n_nodes, "total_volume_D": graph.total_volume,
                           "silent_processes": silent,
-                          "figures": f"seed 002 Figs. {figs[0]} and {figs[1]}" if figs else "control, no figure",
+                          "figures": f"Jitsumoto et al. Figs. {figs[0]} and {figs[1]}" if figs else "control, no figure",
                           "results": res, "metis_seed_sweep": sweep, "criteria": crit}
         if figs:
             bar_edge_cut(name, res, figs[0])
             bar_cost(name, res, figs[1])
-        print(f"\n{name}{'-like' if figs else ''} (SYNTHETIC): {graph.n} processes ({silent} silent) on {graph.n_nodes} nodes, "
+        if name == "CGPOP":
+            patterns[name]["land_blocks"] = int(np.count_nonzero(_block_ocean(ocean_points(), 150, 150)[0] == 0))
+            land_mask_picture(graph, make_grouping(graph, "rpcs", args.groups))
+        print(f"\n{name}{'-like' if figs else ''}: {graph.n} processes ({silent} silent) on {graph.n_nodes} nodes, "
               f"{args.groups} groups")
         print(f"  {'method':<17} {'edge-cut':>12} {'% logged':>9} {'min':>5} {'max':>5} "
               f"{'proc cost':>10} {'node cost':>10} {'time':>8}")

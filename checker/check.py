@@ -31,13 +31,42 @@ class Check:
         v = self.result.violation
         return v is not None and v.property in MUTANTS[self.mutant].catches
 
+    @property
+    def vacuous(self) -> str | None:
+        """Why a pass exercised nothing, or None."""
+        return vacuity(self.protocol, self.scenario, self.result)
+
     def as_dict(self) -> dict:
         d = {"protocol": self.protocol, "mutant": self.mutant, "scenario": self.scenario.label(),
              **self.result.as_dict(),
              "counterexample": str(self.counterexample) if self.counterexample else None}
+        if self.result.verdict == "pass":
+            d["vacuous"] = self.vacuous is not None
+            d["vacuous_reason"] = self.vacuous
         if self.mutant:
             d["caught"] = self.expected
         return d
+
+
+def vacuity(protocol: str, scenario: Scenario, result: Result) -> str | None:
+    """A pass proves something only if recovery was exercised: say what was not."""
+    if result.verdict != "pass":
+        return None
+    w = result.witnesses
+    why = []
+    if scenario.failures == 0:
+        why.append("no failure allowed (--failures 0): recovery never exercised")
+    elif w.get("crashes", 0) + w.get("node_crashes", 0) == 0:
+        why.append("no crash happened")
+    elif w.get("rollbacks", 0) == 0:
+        why.append("no process rolled back")
+    elif w.get("terminal_states_after_failure", 0) == 0:
+        why.append("no run with a failure reached its end (FailureFreeEquivalence never applied)")
+    if scenario.checkpoints > 0 and w.get("checkpoints", 0) == 0:
+        why.append(f"a bound of {scenario.checkpoints} checkpoint(s) but no checkpoint taken")
+    if protocol == "correlated-set" and scenario.failures and w.get("theorem1_lines_checked", 0) == 0:
+        why.append("Theorem1 never checked a recovery line (no rollback of a set with an internal message)")
+    return "; ".join(why) or None
 
 
 def run_check(protocol: str, scenario: Scenario, mutant: str | None = None, properties=None,
@@ -78,16 +107,20 @@ def save_counterexample(out, protocol, mutant, scenario, system, workload, props
     cx = T.Counterexample(
         schema_version=T.SCHEMA_VERSION, tool=T.tool_version(), protocol=protocol, mutant=mutant,
         knobs=system.protocol.knobs, workload=workload.name, procs=scenario.procs, nodes=scenario.nodes,
+        workload_spec=workload.spec,
         placement=list(workload.node_of), grouping=list(system.ctx.group_of),
         bounds=system.bounds.as_dict(), properties=list(props), events=T.to_json_events(result.trace),
         violation=result.violation.as_dict())
-    name = (mutant or f"{protocol}/{scenario.workload}").replace("/", "__") + suffix
+    name = (mutant or f"{protocol}/{workload.name}").replace("/", "__") + suffix
     return T.save(Path(out) / name, cx)
 
 
+def default_plan() -> list[tuple[str, str | None, Scenario]]:
+    """The main job, (protocol, mutant, scenario) each: every protocol on its
+    default scenarios, every mutant on its own."""
+    return ([(p, None, sc) for p, scs in DEFAULTS.items() for sc in scs]
+            + [(m.protocol, name, scenario_for_mutant(name)) for name, m in MUTANTS.items()])
+
+
 def default_checks(out: Path | None = None, **kw) -> list[Check]:
-    """The main job: every protocol on its default scenarios, every mutant on its own."""
-    checks = [run_check(p, sc, out=out, **kw) for p, scs in DEFAULTS.items() for sc in scs]
-    checks += [run_check(m.protocol, scenario_for_mutant(name), name, out=out, **kw)
-               for name, m in MUTANTS.items()]
-    return checks
+    return [run_check(p, sc, m, out=out, **kw) for p, m, sc in default_plan()]

@@ -1,14 +1,20 @@
 """Space-time diagrams of replayed traces (SVG): one line per process, time to
-the right, application messages as solid arrows (labelled m1, m2… where the
-workload names them), protocol packets as thin grey arrows, checkpoints as
-boxes, crashes as red crosses, lost packets ending in a cross, and the
-recovery line joining the checkpoints a rollback returns to."""
+the right in numbered steps (the numbers of ``rrcheck replay``'s list),
+application messages as solid arrows coloured by their class at the last
+rollback (checker/explain.py: past, in transit, orphan, future), protocol
+packets as thin grey arrows, checkpoints as boxes, crashes as red crosses,
+lost packets ending in a cross, and each rollback's recovery line through the
+checkpoints it returns to and the present of the processes that do not roll
+back. Labels are placed so that none overlaps another."""
 from __future__ import annotations
 
 from html import escape
 
-DX, DY, X0, Y0 = 34, 56, 110, 50
+DX, DY, X0, Y0 = 38, 64, 150, 96
 GROUP_FILL = ("#eef4ff", "#fff3e6", "#eefbee", "#f7eefc", "#fdf6d8", "#e8f7f7")
+APP = "#1f3b8c"
+CLASS_COLOR = {"past": APP, "in transit": "#0a8a3a", "orphan": "#c0008a", "future": "#8a8fa8"}
+LINE = "#e67e00"
 
 
 def _label(system, gid) -> str:
@@ -21,99 +27,202 @@ def steps(rep) -> list[str]:
     return [e[2] for e in rep.timeline if e[0] == "text"]
 
 
-def svg(cx, rep) -> str:
+class _Labels:
+    """Places text where it overlaps no label placed before (width estimated
+    from the font size), trying offsets further and further from the anchor."""
+
+    def __init__(self) -> None:
+        self.boxes: list[tuple[float, float, float, float]] = []
+        self.right = 0.0
+
+    def place(self, x: float, y: float, text: str, size: float = 11, **attrs) -> str:
+        w, h = 0.6 * size * len(text) + 2, size + 2
+        for dy in (0, -h, h, -2 * h, 2 * h, -3 * h, 3 * h, -4 * h, 4 * h):
+            box = (x, y + dy - h, x + w, y + dy)
+            if not any(box[0] < b[2] and b[0] < box[2] and box[1] < b[3] and b[1] < box[3] for b in self.boxes):
+                break
+        self.boxes.append(box)
+        self.right = max(self.right, box[2])
+        extra = "".join(f' {k.replace("_", "-")}="{v}"' for k, v in attrs.items())
+        return f'<text x="{x:.1f}" y="{box[3] - 2:.1f}" font-size="{size}"{extra}>{escape(text)}</text>'
+
+
+def svg(cx, rep, rollbacks=None) -> str:
+    """The diagram of a replay; ``rollbacks`` (checker/explain.py) are computed
+    when not given."""
+    if rollbacks is None:
+        from rrcheck.checker.explain import explain
+        rollbacks = explain(cx)
     system, tl = rep.system, rep.timeline
     n, T = system.n, max(rep.steps, 1)
-    width, height = X0 + DX * (T + 2) + 40, Y0 + DY * n + 90
     x = lambda t: X0 + DX * t  # noqa: E731
     y = lambda p: Y0 + DY * p  # noqa: E731
-    out = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" '
-           f'font-family="Helvetica, Arial, sans-serif" font-size="11">',
-           '<defs><marker id="a" viewBox="0 0 10 10" refX="9" refY="5" markerWidth="7" markerHeight="7" '
-           'orient="auto"><path d="M0,0 L10,5 L0,10 z" fill="#1f3b8c"/></marker>'
-           '<marker id="c" viewBox="0 0 10 10" refX="9" refY="5" markerWidth="5" markerHeight="5" '
-           'orient="auto"><path d="M0,0 L10,5 L0,10 z" fill="#999"/></marker></defs>',
-           f'<rect width="{width}" height="{height}" fill="white"/>']
-    title = f"{cx.mutant or cx.protocol} on {cx.workload} — {cx.violation.property}"
-    out.append(f'<text x="10" y="20" font-size="14" font-weight="bold">{escape(title)}</text>')
-    for p in range(n):  # correlated sets / groups as bands, one line per process
-        g = system.ctx.group_of[p]
-        out.append(f'<rect x="0" y="{y(p) - DY / 2}" width="{width}" height="{DY}" '
-                   f'fill="{GROUP_FILL[g % len(GROUP_FILL)]}"/>')
-    for p in range(n):
-        out.append(f'<line x1="{X0 - 10}" y1="{y(p)}" x2="{width - 20}" y2="{y(p)}" stroke="#333"/>')
-        out.append(f'<text x="8" y="{y(p) + 4}">P{p} (node {system.ctx.node_of[p]}, '
-                   f'set {system.ctx.group_of[p]})</text>')
+    cls_of = {}
+    for rb in rollbacks:  # the class at the last rollback that classifies the send
+        for m in rb.messages:
+            cls_of[(m.src, m.dst, m.k, m.sent_at)] = m.cls
+    labels = _Labels()
+    for t in range(0, T + 1):  # what labels must not cover: the step numbers and the glyphs
+        for yy in (Y0 - 38, y(n - 1) + 40):
+            labels.boxes.append((x(t) - 8, yy - 10, x(t) + 8, yy + 2))
+    for e in tl:
+        r = {"crash": 10, "restart": 6, "checkpoint": 9}.get(e[0])
+        if r:
+            labels.boxes.append((x(e[1]) - r, y(e[2]) - r, x(e[1]) + r, y(e[2]) + r))
+    body: list[str] = []
+    for t in range(0, T + 1):  # step grid: a dot's step is the number above and below it
+        body.append(f'<line x1="{x(t)}" y1="{Y0 - 34}" x2="{x(t)}" y2="{y(n - 1) + 28}" stroke="#e4e4e4"/>')
+        for yy in (Y0 - 38, y(n - 1) + 40):
+            body.append(f'<text x="{x(t)}" y="{yy}" font-size="9" fill="#777" text-anchor="middle">{t}</text>')
     ckpt_at: dict[tuple[int, int], int] = {}
     for e in tl:
         if e[0] == "checkpoint":
             ckpt_at[(e[2], e[3])] = e[1]
-    lines: dict[int, list] = {}
+    late: list[str] = []  # drawn over the arrows
     for e in tl:
         kind = e[0]
         if kind == "arrow":
             _, t0, t1, s, d, pk_kind, gid = e
+            x0, y0, x1, y1 = x(t0), y(s), x(t1), y(d)
             if gid is not None and (pk_kind == "app" or pk_kind in system.protocol.MESSAGE_KINDS):
-                out.append(f'<line x1="{x(t0)}" y1="{y(s)}" x2="{x(t1)}" y2="{y(d)}" stroke="#1f3b8c" '
-                           f'stroke-width="1.8" marker-end="url(#a)"/>')
-                mx, my = (x(t0) + x(t1)) / 2, (y(s) + y(d)) / 2
-                out.append(f'<text x="{mx + 3}" y="{my - 3}" fill="#1f3b8c" font-weight="bold">'
-                           f'{escape(_label(system, gid))}</text>')
+                cls = cls_of.get((gid[0], gid[1], gid[2], t0))
+                color = CLASS_COLOR.get(cls, APP)
+                dash = ' stroke-dasharray="6,3"' if cls == "future" else ""
+                body.append(f'<line x1="{x0}" y1="{y0}" x2="{x1}" y2="{y1}" stroke="{color}" stroke-width="2"'
+                            f'{dash} marker-end="url(#a{_key(color)})"/>')
+                text = _label(system, gid) + (f" ({cls})" if cls and cls != "past" else "")
+                late.append(labels.place(x0 + (x1 - x0) * 0.35 + 3, y0 + (y1 - y0) * 0.35 - 2, text, 11,
+                                         fill=color, font_weight="bold"))
             else:
-                out.append(f'<line x1="{x(t0)}" y1="{y(s)}" x2="{x(t1)}" y2="{y(d)}" stroke="#aaa" '
-                           f'stroke-dasharray="3,2" marker-end="url(#c)"/>')
-                out.append(f'<text x="{(x(t0) + x(t1)) / 2 + 2}" y="{(y(s) + y(d)) / 2 + 10}" fill="#888" '
-                           f'font-size="9">{escape(pk_kind)}</text>')
-        elif kind == "header":  # what the protocol shows of the header, under the label
+                body.append(f'<line x1="{x0}" y1="{y0}" x2="{x1}" y2="{y1}" stroke="#b5b5b5" '
+                            f'stroke-dasharray="3,2" marker-end="url(#agrey)"/>')
+                late.append(labels.place(x0 + (x1 - x0) * 0.6 + 2, y0 + (y1 - y0) * 0.6 + 10, pk_kind, 8,
+                                         fill="#999"))
+        elif kind == "header":  # what the protocol shows of the header
             _, t0, t1, s, d, text = e
-            out.append(f'<text x="{(x(t0) + x(t1)) / 2 + 3}" y="{(y(s) + y(d)) / 2 + 9}" fill="#7a4b00" '
-                       f'font-size="9">{escape(text)}</text>')
+            late.append(labels.place(x(t0) + (x(t1) - x(t0)) * 0.35 + 3, y(s) + (y(d) - y(s)) * 0.35 + 11, text,
+                                     8, fill="#7a4b00"))
         elif kind == "pending":  # still in flight when the trace ends
             _, t0, t1, s, d, pk_kind, gid = e
-            xe, ye = x(t1 + 1), y(s) + (y(d) - y(s)) * 0.3
-            color = "#1f3b8c" if gid is not None and pk_kind == "app" else "#aaa"
-            out.append(f'<line x1="{x(t0)}" y1="{y(s)}" x2="{xe}" y2="{ye}" stroke="{color}" '
-                       f'stroke-dasharray="2,3" stroke-width="1.5"/>')
+            xe, ye = x(t1) + DX * 0.7, y(s) + (y(d) - y(s)) * 0.3
+            color = APP if gid is not None and pk_kind == "app" else "#b5b5b5"
+            body.append(f'<line x1="{x(t0)}" y1="{y(s)}" x2="{xe}" y2="{ye}" stroke="{color}" '
+                        f'stroke-dasharray="2,3" stroke-width="1.5"/>')
             if gid is not None:
-                out.append(f'<text x="{xe + 3}" y="{ye + 4}" fill="{color}">{escape(_label(system, gid))} '
-                           f'in flight to P{d}</text>')
+                what = _label(system, gid) if pk_kind == "app" else f"'{pk_kind}' of {_label(system, gid)}"
+                late.append(labels.place(xe + 3, ye + 4, f"{what} in flight to P{d}", 10, fill=color))
         elif kind == "lost":
             _, t0, t1, s, d = e
             xe, ye = x(t1), y(s) + (y(d) - y(s)) * 0.6
-            out.append(f'<line x1="{x(t0)}" y1="{y(s)}" x2="{xe}" y2="{ye}" stroke="#c33" stroke-dasharray="4,2"/>')
-            out.append(_cross(xe, ye, 4, "#c33"))
+            body.append(f'<line x1="{x(t0)}" y1="{y(s)}" x2="{xe}" y2="{ye}" stroke="#c33" '
+                        f'stroke-dasharray="4,2"/>')
+            body.append(_cross(xe, ye, 4, "#c33"))
         elif kind == "crash":
-            out.append(_cross(x(e[1]), y(e[2]), 9, "#d00", 3))
-            out.append(f'<text x="{x(e[1]) - 14}" y="{y(e[2]) - 12}" fill="#d00" font-weight="bold">crash</text>')
+            body.append(_cross(x(e[1]), y(e[2]), 9, "#d00", 3))
+            late.append(labels.place(x(e[1]) - 14, y(e[2]) - 12, "crash", 11, fill="#d00", font_weight="bold"))
         elif kind == "restart":
-            out.append(f'<circle cx="{x(e[1])}" cy="{y(e[2])}" r="5" fill="#2a2"/>')
+            body.append(f'<circle cx="{x(e[1])}" cy="{y(e[2])}" r="5" fill="#2a2"/>')
         elif kind == "checkpoint":
-            out.append(f'<rect x="{x(e[1]) - 6}" y="{y(e[2]) - 9}" width="12" height="18" fill="#ffd84d" '
-                       f'stroke="#a80"/><text x="{x(e[1]) - 6}" y="{y(e[2]) + 21}" font-size="9">C{e[3]}</text>')
+            body.append(f'<rect x="{x(e[1]) - 6}" y="{y(e[2]) - 9}" width="12" height="18" fill="#ffd84d" '
+                        f'stroke="#a80"/>')
+            late.append(labels.place(x(e[1]) - 6, y(e[2]) + 22, f"C{e[3]}", 9))
         elif kind == "restore":
             _, t, p, cid = e
             t0 = ckpt_at.get((p, cid), 0)
-            lines.setdefault(cid, []).append((t0, p))
-            out.append(f'<path d="M{x(t)},{y(p) + 3} C{x(t)},{y(p) + 22} {x(t0)},{y(p) + 22} {x(t0)},{y(p) + 3}" '
-                       f'fill="none" stroke="#e67e00" stroke-width="1.5" stroke-dasharray="5,3"/>')
-            out.append(f'<text x="{x(t) + 3}" y="{y(p) + 18}" fill="#e67e00" font-size="9">rollback to C{cid}</text>')
+            body.append(f'<path d="M{x(t)},{y(p) + 3} C{x(t)},{y(p) + 24} {x(t0)},{y(p) + 24} {x(t0)},{y(p) + 3}" '
+                        f'fill="none" stroke="{LINE}" stroke-width="1.5" stroke-dasharray="5,3"/>')
+            late.append(labels.place(x(t) + 3, y(p) + 20, f"rollback to C{cid}", 9, fill=LINE))
         elif kind == "match":
-            out.append(f'<circle cx="{x(e[1])}" cy="{y(e[2])}" r="2.5" fill="#1f3b8c"/>')
-    for cid, pts in lines.items():  # the recovery line
-        pts = sorted(set(pts), key=lambda q: q[1])
-        if len(pts) > 1:
-            d = " ".join(f"{'M' if i == 0 else 'L'}{x(t)},{y(p)}" for i, (t, p) in enumerate(pts))
-            out.append(f'<path d="{d}" fill="none" stroke="#e67e00" stroke-width="3" opacity="0.7"/>')
-    for t in range(1, T + 1):
-        out.append(f'<text x="{x(t) - 4}" y="{Y0 + DY * n - 14}" fill="#999" font-size="8">{t}</text>')
+            body.append(f'<circle cx="{x(e[1])}" cy="{y(e[2])}" r="2.5" fill="{APP}"/>')
+    for i, rb in enumerate(rollbacks, start=1):  # the recovery line
+        pts = [(x(t0), y(p)) for p, (_, t0, _) in rb.checkpoints.items()]
+        pts += [(x(rb.step) - DX / 2, y(q)) for q in rb.survivors]  # the present of the survivors
+        pts.sort(key=lambda q: q[1])
+        d = " ".join(f"{'M' if j == 0 else 'L'}{px},{py}" for j, (px, py) in enumerate(pts))
+        if len(pts) == 1:
+            px, py = pts[0]
+            d = f"M{px},{py - DY / 2 + 6} L{px},{py + DY / 2 - 6}"
+        body.append(f'<path d="{d}" fill="none" stroke="{LINE}" stroke-width="4" opacity="0.55"/>')
+        px, py = pts[0]
+        late.append(labels.place(px + 4, py - DY / 2 + 14, f"recovery line {i}", 10, fill=LINE, font_weight="bold"))
+    for p in range(n):
+        late.append(f'<text x="8" y="{y(p) + 4}" font-size="11">P{p} (node {system.ctx.node_of[p]}, '
+                    f'group {system.ctx.group_of[p]})</text>')
+    width = max(x(T) + DX, labels.right) + 30
+    legend_y = y(n - 1) + 62
     v = rep.violation
     msg = f"{v.property}: {v.message}" if v else "no violation reproduced"
-    out.append(f'<text x="10" y="{height - 40}" fill="#b00" font-weight="bold">{escape(msg[:160])}</text>')
-    out.append(f'<text x="10" y="{height - 20}" fill="#555">blue: application messages; grey: protocol '
-               f'packets; yellow: checkpoints; orange: rollbacks and the recovery line; red: crashes and lost '
-               f'packets</text>')
+    wrapped = _wrap(msg, max(60, int((width - 20) / 6.6)))
+    height = legend_y + 70 + 16 * len(wrapped)
+    width = max(width, 760)
+    out = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{width:.0f}" height="{height:.0f}" '
+           f'font-family="Helvetica, Arial, sans-serif" font-size="11">', '<defs>']
+    for color in list(CLASS_COLOR.values()) + ["#b5b5b5"]:
+        out.append(f'<marker id="a{_key(color)}" viewBox="0 0 10 10" refX="9" refY="5" markerWidth="7" '
+                   f'markerHeight="7" orient="auto"><path d="M0,0 L10,5 L0,10 z" fill="{color}"/></marker>')
+    out.append('</defs>')
+    out.append(f'<rect width="{width:.0f}" height="{height:.0f}" fill="white"/>')
+    for p in range(n):  # groups as bands
+        g = system.ctx.group_of[p]
+        out.append(f'<rect x="0" y="{y(p) - DY / 2}" width="{width:.0f}" height="{DY}" '
+                   f'fill="{GROUP_FILL[g % len(GROUP_FILL)]}"/>')
+    title = f"{cx.mutant or cx.protocol} on {cx.workload} — {cx.violation.property}"
+    out.append(f'<text x="10" y="22" font-size="14" font-weight="bold">{escape(title)}</text>')
+    out.append(f'<text x="{X0 - 40}" y="{Y0 - 38}" font-size="9" fill="#777">step</text>')
+    for p in range(n):
+        out.append(f'<line x1="{X0 - 10}" y1="{y(p)}" x2="{width - 20:.0f}" y2="{y(p)}" stroke="#333"/>')
+    out += body + late
+    out += _legend(legend_y)
+    for j, line in enumerate(wrapped):
+        out.append(f'<text x="10" y="{legend_y + 56 + 16 * j}" fill="#b00" font-weight="bold">{escape(line)}</text>')
     out.append("</svg>")
     return "\n".join(out) + "\n"
+
+
+def _legend(y0: float) -> list[str]:
+    """Each entry drawn with the glyph the diagram uses."""
+    out, x0 = [], 10
+    items = [("line", CLASS_COLOR["past"], "", "past message"),
+             ("line", CLASS_COLOR["in transit"], "", "in transit"),
+             ("line", CLASS_COLOR["orphan"], "", "orphan"),
+             ("line", CLASS_COLOR["future"], "6,3", "future (undone)"),
+             ("line", "#b5b5b5", "3,2", "protocol packet"),
+             ("ckpt", "", "", "checkpoint"),
+             ("cross", "#d00", "", "crash"),
+             ("line", LINE, "5,3", "rollback"),
+             ("thick", LINE, "", "recovery line")]
+    x, y = x0, y0
+    for kind, color, dash, text in items:
+        if kind == "line":
+            d = f' stroke-dasharray="{dash}"' if dash else ""
+            out.append(f'<line x1="{x}" y1="{y}" x2="{x + 26}" y2="{y}" stroke="{color}" stroke-width="2"{d}/>')
+        elif kind == "thick":
+            out.append(f'<line x1="{x}" y1="{y}" x2="{x + 26}" y2="{y}" stroke="{color}" stroke-width="4" '
+                       f'opacity="0.55"/>')
+        elif kind == "ckpt":
+            out.append(f'<rect x="{x + 8}" y="{y - 8}" width="10" height="16" fill="#ffd84d" stroke="#a80"/>')
+        else:
+            out.append(_cross(x + 13, y, 6, color, 3))
+        out.append(f'<text x="{x + 32}" y="{y + 4}" font-size="10">{escape(text)}</text>')
+        x += 40 + 6 * len(text) + 14
+        if x > 700:
+            x, y = x0, y + 20
+    return out
+
+
+def _wrap(text: str, width: int) -> list[str]:
+    words, lines, cur = text.split(), [], ""
+    for w in words:
+        if cur and len(cur) + 1 + len(w) > width:
+            lines.append(cur)
+            cur = w
+        else:
+            cur = f"{cur} {w}" if cur else w
+    return lines + [cur] if cur else lines
+
+
+def _key(color: str) -> str:
+    return color.lstrip("#")
 
 
 def _cross(cx: float, cy: float, r: float, color: str, w: float = 2) -> str:

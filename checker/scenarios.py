@@ -35,11 +35,18 @@ class Scenario:
                       no_failure_during_recovery=self.no_failure_during_recovery)
 
     def label(self) -> str:
-        size = (f" n={self.procs}" if self.procs else "") + (f"/{self.nodes}nodes" if self.nodes else "")
+        """The workload and every value used: processes, nodes, failures, checkpoints."""
+        from pathlib import Path
+        try:
+            w = W.make(self.workload, self.procs, self.nodes)
+            size = f" n={w.n}/{len(set(w.node_of))}nodes"
+        except UsageError:
+            size = ""
+        name = Path(self.workload).name if W.is_file(self.workload) else self.workload
         where = "@sites" if self.at_sites else ""
         kinds = "" if len(self.crash_kinds) == 2 else f" {self.crash_kinds[0]}"
         calm = " no-failure-in-recovery" if self.no_failure_during_recovery else ""
-        return f"{self.workload}{size} f={self.failures} c={self.checkpoints}{where}{kinds}{calm}"
+        return f"{name}{size} f={self.failures} c={self.checkpoints}{where}{kinds}{calm}"
 
 
 # Every correct protocol on at least three scenarios, chosen so that the
@@ -54,7 +61,10 @@ DEFAULTS: dict[str, tuple[Scenario, ...]] = {
                  note="two sets of two, a checkpoint per set, node crash"),
         Scenario("pingpong", 2, 1, note="one set of two, a checkpoint wave"),
         Scenario("any_source_race", 3, 2, checkpoints=0, note="ANY_SOURCE race across two sets"),
-        Scenario("fig1", checkpoints=0, crash_kinds=("process",), note="seed 000 Fig. 1, singleton sets"),
+        Scenario("fig1", at_sites=True, crash_kinds=("process",),
+                 note="Bouteiller et al. Fig. 1, singleton sets: C_1^1 after m1 and m2"),
+        Scenario("fig2", checkpoints=0, crash_kinds=("process",),
+                 note="Bouteiller et al. Fig. 2: the execution of Theorem 2, S1 = {P0, P1, P2}"),
     ),
     "sbml": (
         Scenario("ring", 2, 2, note="a checkpoint and its garbage collection at the senders"),
@@ -132,7 +142,7 @@ SLOW: dict[str, tuple[Scenario, ...]] = {
 }
 
 MUTANT_SCENARIOS: dict[str, Scenario] = {
-    "correlated-set/no-internal-event-logging": Scenario("theorem2", checkpoints=0, crash_kinds=("process",)),
+    "correlated-set/no-internal-event-logging": Scenario("fig2", checkpoints=0, crash_kinds=("process",)),
     "correlated-set/no-internal-silence": Scenario("ring", 2, 1),
     "correlated-set/no-external-payload-copy": Scenario("ring", 4, 2, checkpoints=0),
     "correlated-set/global-rollback": Scenario("ring", 4, 2, checkpoints=0),
@@ -205,7 +215,13 @@ def system_for(cx) -> tuple[System, W.Workload]:
         proto = proto_cls(**cx.knobs)
     except ValueError as e:
         raise UsageError(f"counterexample knobs: {e}")
-    workload = W.make(cx.workload, cx.procs, cx.nodes)
+    if cx.workload_spec is not None:
+        from rrcheck.checker.workload_file import build
+        workload = build(cx.workload_spec, "the counterexample's workload")
+        if workload.name != cx.workload:
+            raise UsageError(f"counterexample names workload {cx.workload!r} but embeds {workload.name!r}")
+    else:
+        workload = W.make(cx.workload, cx.procs, cx.nodes)
     if list(workload.node_of) != cx.placement:
         raise UsageError(f"counterexample placement {cx.placement} differs from workload {cx.workload!r}'s")
     b = cx.bounds

@@ -10,8 +10,6 @@ timeline for the space-time diagram (checker/render.py).
 from __future__ import annotations
 
 import json
-import os
-import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
@@ -51,6 +49,7 @@ class Counterexample(BaseModel):
     mutant: str | None
     knobs: dict[str, Any]
     workload: str
+    workload_spec: dict[str, Any] | None = None   # a workload file's document, so it replays anywhere
     procs: int | None
     nodes: int | None
     placement: list[int]
@@ -74,18 +73,10 @@ def to_json_events(trace: list[tuple]) -> list[list]:
 
 
 def write_atomic(path: Path, text: str) -> None:
-    """Write a file whole or not at all."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "w") as f:
-            f.write(text)
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+    """Write a file whole or not at all (rrcheck.files: symlinks written
+    through, devices in place, the user's umask)."""
+    from rrcheck.files import write_text
+    write_text(path, text)
 
 
 def save(path: Path, cx: Counterexample) -> Path:
@@ -93,16 +84,28 @@ def save(path: Path, cx: Counterexample) -> Path:
     return path
 
 
+MAX_BYTES = 64 * 2**20     # a counterexample rrcheck writes is far smaller
+MAX_EVENTS = 1_000_000
+
+
 def load(path: str | Path) -> Counterexample:
+    """Read a counterexample: JSON, its schema, then every field against the
+    others and the registry (:func:`cross_check`)."""
     p = Path(path)
     try:
-        raw = json.loads(p.read_text())
+        if p.stat().st_size > MAX_BYTES:
+            raise UsageError(f"{p}: {p.stat().st_size:,} bytes, larger than any counterexample rrcheck writes")
+        raw = json.loads(p.read_bytes().decode())
     except FileNotFoundError:
-        raise UsageError(f"{p}: no such counterexample file")
+        raise UsageError(f"{p}: no such counterexample file") from None
     except OSError as e:
-        raise UsageError(f"{p}: cannot read it ({e.strerror}); give the path of a counterexample .json file")
-    except (json.JSONDecodeError, UnicodeDecodeError) as e:
-        raise UsageError(f"{p}: not JSON ({e}); a counterexample is the JSON `rrcheck check` writes")
+        raise UsageError(f"{p}: cannot read it ({e.strerror}); give the path of a counterexample .json file") from None
+    except UnicodeDecodeError:
+        raise UsageError(f"{p}: binary data, not JSON; a counterexample is the JSON `rrcheck check` writes") from None
+    except json.JSONDecodeError as e:
+        raise UsageError(f"{p}: not JSON ({e}); a counterexample is the JSON `rrcheck check` writes") from None
+    except RecursionError:
+        raise UsageError(f"{p}: JSON nested too deep; a counterexample is the JSON `rrcheck check` writes") from None
     if isinstance(raw, dict) and raw.get("schema_version") not in (None, SCHEMA_VERSION):
         raise UsageError(f"{p}: schema version {raw.get('schema_version')!r}; this rrcheck reads version "
                          f"{SCHEMA_VERSION}")
@@ -111,11 +114,80 @@ def load(path: str | Path) -> Counterexample:
     except ValidationError as e:
         err = e.errors()[0]
         where = ".".join(str(x) for x in err["loc"]) or "top level"
-        raise UsageError(f"{p}: malformed counterexample at {where}: {err['msg']}")
-    for i, ev in enumerate(cx.events):
-        if not ev or ev[0] not in ACTION_KINDS or len(ev) != ACTION_KINDS[ev[0]]:
-            raise UsageError(f"{p}: event {i} {ev!r} is not a scheduler event (rrcheck list shows the kinds)")
+        raise UsageError(f"{p}: malformed counterexample at {where}: {err['msg']}") from None
+    try:
+        cross_check(cx)
+    except UsageError as e:
+        raise UsageError(f"{p}: {e}") from None
     return cx
+
+
+def cross_check(cx: Counterexample) -> None:
+    """The fields agree: the mutant is the protocol's and its knobs are the
+    mutant's (or the protocol's own), the properties apply to it, the
+    violation is of one of them, the workload and sizes fit the placement and
+    grouping, and every event is a scheduler event over existing processes."""
+    from rrcheck.checker.invariants import applicable
+    from rrcheck.protocols.mutants import MUTANTS, PROTOCOLS, build
+    if cx.protocol not in PROTOCOLS:
+        raise UsageError(f"unknown protocol {cx.protocol!r}")
+    if cx.mutant is not None:
+        if cx.mutant not in MUTANTS:
+            raise UsageError(f"unknown mutant {cx.mutant!r}")
+        if MUTANTS[cx.mutant].protocol != cx.protocol:
+            raise UsageError(f"mutant {cx.mutant!r} is a variant of {MUTANTS[cx.mutant].protocol!r}, "
+                             f"not of {cx.protocol!r}")
+    expected = build(cx.protocol, cx.mutant).knobs
+    for k, v in cx.knobs.items():
+        if k not in expected:
+            raise UsageError(f"{cx.protocol} has no knob {k!r}")
+        if v != expected[k]:
+            raise UsageError(f"knob {k}={v!r}, but {cx.mutant or cx.protocol} has {k}={expected[k]!r}")
+    defaults = PROTOCOLS[cx.protocol].KNOBS   # a file older than a knob replays with its correct value
+    for k in set(expected) - set(cx.knobs):
+        if defaults[k] != expected[k]:
+            raise UsageError(f"knob {k} missing, and {cx.mutant} sets it to {expected[k]!r}")
+    mine = applicable(PROTOCOLS[cx.protocol].name)
+    for prop in cx.properties:
+        if prop not in mine:
+            raise UsageError(f"property {prop} does not apply to {cx.protocol}")
+    if cx.violation.property not in cx.properties:
+        raise UsageError(f"the violation is of {cx.violation.property}, which the file does not check")
+    n = len(cx.placement)
+    if not 1 <= n <= 64 or len(cx.grouping) != n or any(not 0 <= g < n for g in cx.grouping) \
+            or any(not 0 <= j < n for j in cx.placement):
+        raise UsageError(f"placement {cx.placement} and grouping {cx.grouping} do not fit one another")
+    if cx.procs is not None and cx.procs != n:
+        raise UsageError(f"procs = {cx.procs}, but the placement has {n} processes")
+    if cx.nodes is not None and cx.nodes != len(set(cx.placement)):
+        raise UsageError(f"nodes = {cx.nodes}, but the placement uses {len(set(cx.placement))}")
+    if len(cx.events) > MAX_EVENTS:
+        raise UsageError(f"{len(cx.events):,} events, more than {MAX_EVENTS:,}")
+    nodes = set(cx.placement)
+    for i, ev in enumerate(cx.events, start=1):
+        if not ev or ev[0] not in ACTION_KINDS or len(ev) != ACTION_KINDS[ev[0]]:
+            raise UsageError(f"event {i} {ev!r} is not a scheduler event (kind and arity: "
+                             + ", ".join(f"{k}/{a - 1}" for k, a in ACTION_KINDS.items()) + ")")
+        who = ev[1]
+        if not isinstance(who, int) or not (who in nodes if ev[0] == "crash_node" else 0 <= who < n):
+            raise UsageError(f"event {i} {ev!r} names no {'node' if ev[0] == 'crash_node' else 'process'} "
+                             "of the placement")
+        if ev[0] == "deliver" and not (isinstance(ev[2], int) and 0 <= ev[2] < n):
+            raise UsageError(f"event {i} {ev!r} delivers to no process of the placement")
+
+
+def differences(recorded: ViolationModel, got: Violation | None) -> str | None:
+    """What differs between the recorded violation and the reproduced one."""
+    if got is None:
+        return f"no violation reproduced (the file records {recorded.property})"
+    if got.property != recorded.property:
+        return f"reproduced {got.property}, the file records {recorded.property}"
+    mine = json.loads(json.dumps(got.values, default=list))
+    diff = sorted(k for k in set(mine) | set(recorded.values) if mine.get(k) != recorded.values.get(k))
+    if diff:
+        return f"{got.property} with other values: " + ", ".join(
+            f"{k} {recorded.values.get(k)!r} in the file, {mine.get(k)!r} replayed" for k in diff)
+    return None
 
 
 @dataclass

@@ -75,6 +75,7 @@ class Workload:
     group_of: tuple[int, ...] | None = None  # default: one group per node
     fifo: bool = True
     labels: dict = field(default_factory=dict, compare=False)  # gid -> name (m1, m2, …)
+    spec: dict | None = field(default=None, compare=False)  # a workload file's document (workload_file.py)
 
     @property
     def n(self) -> int:
@@ -167,7 +168,7 @@ def fig1(n: int = 3, nodes: int = 3) -> Workload:
     )
     labels = {(0, 1, 0): "m1", (1, 2, 0): "m2", (0, 1, 1): "m3", (2, 1, 0): "m4", (1, 0, 0): "m5"}
     return Workload("fig1", progs, NON_DETERMINISTIC, (0, 1, 2),
-                    "seed 000 Fig. 1: in-transit m3, m4 and orphan m5 around P1's checkpoint",
+                    "Bouteiller et al. 2013 Fig. 1: in-transit m3, m4 and orphan m5 around P1's checkpoint",
                     "000 §2.1, Fig. 1", labels=labels)
 
 
@@ -184,7 +185,7 @@ def fig2(n: int = 5, nodes: int = 2) -> Workload:
     )
     labels = {(3, 0, 0): "m1", (4, 1, 0): "m2", (0, 2, 0): "m3", (1, 2, 0): "m4", (2, 4, 0): "m5"}
     return Workload("fig2", progs, NON_DETERMINISTIC, (0, 0, 0, 1, 1),
-                    "seed 000 Fig. 2: ingoing m1, m2, internal m3, m4, outgoing m5 that depends on their order",
+                    "Bouteiller et al. 2013 Fig. 2: ingoing m1, m2, internal m3, m4, outgoing m5 that depends on their order",
                     "000 §3.2, Fig. 2", labels=labels)
 
 
@@ -195,7 +196,7 @@ def theorem2(n: int = 4, nodes: int = 2) -> Workload:
     progs = ((send(1), SITE), (recv(ANY), recv(ANY), send(3)), (send(1), SITE), (recv(1),))
     labels = {(0, 1, 0): "m3", (2, 1, 0): "m1", (1, 3, 0): "m5"}
     return Workload("theorem2", progs, NON_DETERMINISTIC, (0, 0, 1, 1),
-                    "seed 000 Theorem 2: an internal reception's order flows into an outgoing message",
+                    "Bouteiller et al. 2013 Theorem 2: an internal reception's order flows into an outgoing message",
                     "000 §3.2.2", labels=labels)
 
 
@@ -243,7 +244,7 @@ def sd_fig2(n: int = 7, nodes: int = 2) -> Workload:
     labels = {(3, 2, 0): "m1", (2, 0, 0): "m2", (2, 3, 0): "m3", (3, 4, 0): "m4", (4, 6, 0): "m5",
               (5, 6, 0): "m6", (6, 1, 0): "m7", (1, 0, 0): "m8"}
     return Workload("sd_fig2", progs, SEND_DETERMINISTIC, (0, 0, 0, 1, 1, 1, 1),
-                    "seed 003 Fig. 2: groups p1–p3 and p4–p7, phases 2 and 3, orphan m3, logged m1 and m7",
+                    "Guermouche & Ropars 2011 Fig. 2: groups p1–p3 and p4–p7, phases 2 and 3, orphan m3, logged m1 and m7",
                     "003 §3.1–3.2, Fig. 2", group_of=(0, 0, 0, 1, 1, 1, 1), labels=labels)
 
 
@@ -254,7 +255,7 @@ def sd_phases(n: int = 3, nodes: int = 2) -> Workload:
     progs = ((recv(2), send(2)), (recv(2),), (send(0), recv(0), send(1)))
     labels = {(2, 0, 0): "m1", (0, 2, 0): "m3", (2, 1, 0): "m7"}
     return Workload("sd_phases", progs, DETERMINISTIC, (0, 0, 1),
-                    "seed 003 Fig. 2 in three processes: m7 depends on the orphan m3",
+                    "Guermouche & Ropars 2011 Fig. 2 in three processes: m7 depends on the orphan m3",
                     "003 §3.2", group_of=(0, 0, 1), labels=labels)
 
 
@@ -278,7 +279,7 @@ def c3_epochs(n: int = 2, nodes: int = 2) -> Workload:
              (SITE, recv(0), send(0), SITE, recv(0)))
     labels = {(0, 1, 0): "m1", (1, 0, 0): "m2", (0, 1, 1): "m3"}
     return Workload("c3_epochs", progs, NON_DETERMINISTIC, (0, 1),
-                    "seed 001: late, early and intra-epoch messages around checkpoints at program sites",
+                    "Bronevetsky et al., C3: late, early and intra-epoch messages around checkpoints at program sites",
                     "001, Possible Types of Messages", fifo=False, labels=labels)
 
 
@@ -288,7 +289,7 @@ def c3_two_epochs(n: int = 2, nodes: int = 2) -> Workload:
     m2 back to P0 in epoch 2 or late)."""
     progs = ((SITE, send(1), SITE, recv(1)), (SITE, recv(0), SITE, send(0)))
     return Workload("c3_two_epochs", progs, DETERMINISTIC, (0, 1),
-                    "seed 001: two successive epochs with a message in each",
+                    "Bronevetsky et al., C3: two successive epochs with a message in each",
                     "001, The Global View", fifo=False, labels={(0, 1, 0): "m1", (1, 0, 0): "m2"})
 
 
@@ -300,7 +301,7 @@ def c3_collectives(n: int = 2, nodes: int = 2) -> Workload:
     progs = ((SITE, coll("reduce", 1), coll("bcast", 0), SITE, coll("alltoall"), coll("barrier"), send(1)),
              (SITE, coll("reduce", 1), coll("bcast", 0), SITE, coll("alltoall"), SITE, coll("barrier"), recv(0)))
     return Workload("c3_collectives", progs, DETERMINISTIC, (0, 1),
-                    "seed 001: one collective of each class around application-level checkpoints",
+                    "Bronevetsky et al., C3: one collective of each class around application-level checkpoints",
                     "001, Collective Communication", fifo=False)
 
 
@@ -310,7 +311,7 @@ def c3_any_source(n: int = 3, nodes: int = 3) -> Workload:
     to P1 carries that order."""
     progs = ((SITE, recv(ANY), recv(ANY), send(1)), (send(0), SITE, recv(0)), (send(0), SITE))
     return Workload("c3_any_source", progs, NON_DETERMINISTIC, (0, 1, 2),
-                    "seed 001: an ANY_SOURCE order logged during the logging phase",
+                    "Bronevetsky et al., C3: an ANY_SOURCE order logged during the logging phase",
                     "001, Mechanism: The Log")
 
 
@@ -328,7 +329,7 @@ def fig46(n: int = 4, nodes: int = 4) -> Workload:
     )
     labels = {(0, 1, 0): "M1", (0, 1, 1): "M2", (2, 1, 0): "M2''", (1, 3, 0): "M3"}
     return Workload("fig46", progs, NON_DETERMINISTIC, (0, 1, 2, 3),
-                    "seed 004 Fig. 4.6: a wildcard reception, a competing sender, and M3 to P4",
+                    "Meyer 2014 Fig. 4.6: a wildcard reception, a competing sender, and M3 to P4",
                     "004 §4.2.3, Fig. 4.6", labels=labels)
 
 
@@ -389,10 +390,23 @@ FIXED = {"fig1", "fig2", "theorem2", "pairs",  # fixed size and placement: a pap
          "fig46", "testany", "wildcard_race"}
 
 
+def is_file(name: str) -> bool:
+    """A workload named by a path: a TOML or JSON file of the user's (checker/workload_file.py)."""
+    return name.endswith((".toml", ".json"))
+
+
 def make(name: str, procs: int | None = None, nodes: int | None = None) -> Workload:
+    """A built-in workload at the size asked, or a workload file; sizes it
+    cannot have are refused, never clamped."""
     from rrcheck.checker.errors import UsageError
+    if is_file(name):
+        if procs or nodes:
+            raise UsageError(f"workload file {name} fixes its processes and nodes; drop --procs/--nodes")
+        from rrcheck.checker.workload_file import load
+        return load(name)
     if name not in WORKLOADS:
-        raise UsageError(f"unknown workload {name!r}; choose one of {', '.join(WORKLOADS)} (rrcheck list)")
+        raise UsageError(f"unknown workload {name!r}; choose one of {', '.join(WORKLOADS)} (rrcheck list), "
+                         "or give a .toml/.json workload file")
     if name in FIXED:
         if procs or nodes:
             raise UsageError(f"workload {name!r} is a fixed execution (a paper's figure or one rule's case); drop --procs/--nodes")
@@ -401,12 +415,19 @@ def make(name: str, procs: int | None = None, nodes: int | None = None) -> Workl
     if procs is not None:
         if procs < 2:
             raise UsageError("--procs must be at least 2")
+        if procs > 16:
+            raise UsageError(f"--procs {procs}: at most 16 processes (an exhaustive search ends far below)")
         kw["n"] = procs
     if nodes is not None:
         if nodes < 1:
             raise UsageError("--nodes must be at least 1")
         kw["nodes"] = nodes
-    return WORKLOADS[name](**kw)
+    w = WORKLOADS[name](**kw)
+    if procs is not None and w.n != procs:
+        raise UsageError(f"workload {name!r} needs at least {w.n} processes; --procs {procs} is too few")
+    if nodes is not None and nodes > w.n:
+        raise UsageError(f"--nodes {nodes}: more nodes than the {w.n} processes of {name!r}")
+    return w
 
 
 # -- the model twins of the MPI runtime's workloads (runtime/apps.py) --------------

@@ -1,8 +1,8 @@
-"""Forming the groups of processes (correlated sets, clusters): seed 002 and seed 003 §4.
+"""Forming the groups of processes (correlated sets, clusters): Jitsumoto et al. and Guermouche and Ropars §4.
 
 ``make_grouping(graph, method, k)`` returns ``group_of[p]`` for every process p, by node
-(hardware), METIS, RCB or RPCS (seed 002 §III.C); ``rrcheck.grouping.cost.evaluate`` gives its
-cost figures (seed 002 eqs. (1)–(3), seed 003 Table 1). Graphs come from
+(hardware), METIS, RCB or RPCS (Jitsumoto et al. §III.C); ``rrcheck.grouping.cost.evaluate`` gives its
+cost figures (Jitsumoto et al. eqs. (1)–(3), Guermouche and Ropars Table 1). Graphs come from
 ``CommGraph.from_edges`` (the first-iteration capture), ``rrcheck.grouping.patterns`` and
 ``rrcheck.grouping.nas`` (synthetic patterns) or a JSON file (``rrcheck.grouping.io``).
 """

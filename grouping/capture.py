@@ -1,4 +1,4 @@
-"""The "first iteration" capture of seed 002 §III.B and §IV.A.
+"""The "first iteration" capture of Jitsumoto et al. §III.B and §IV.A.
 
 RPCS hooks point-to-point MPI calls (PMPI) during the first iteration of the annotated
 main loop (Fig. 2, ``#pragma RPCS MAIN_LOOP``), logs who sent how much to whom (not

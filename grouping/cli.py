@@ -1,7 +1,7 @@
 """``rrcheck group PATTERN --method node|metis|rcb|rpcs --groups K [--json]``.
 
 Forms the groups of a pattern (or of a graph JSON file) and prints the grouping's cost
-figures: seed 002 eqs. (1)–(3) and seed 003 Table 1's metrics. ``--save FILE`` writes the
+figures: Jitsumoto et al. eqs. (1)–(3) and Guermouche and Ropars Table 1's metrics. ``--save FILE`` writes the
 grouping for ``rrcheck check --grouping``.
 """
 
@@ -20,7 +20,7 @@ def add_parser(subparsers):
     """Register the ``group`` subcommand on an argparse subparsers object."""
     p = subparsers.add_parser(
         "group", help="form groups of processes (node, METIS, RCB, RPCS) and print their cost",
-        description="Form groups of processes for partial message logging (seed 002, seed 003 §4) "
+        description="Form groups of processes for partial message logging (Jitsumoto et al., Guermouche and Ropars §4) "
                     "and print the cost figures of the grouping.")
     p.add_argument("pattern", metavar="PATTERN",
                    help=f"one of {', '.join(pattern_names())}, or a communication-graph .json file")
@@ -59,6 +59,9 @@ def run(args) -> int:
     k = _groups(args.groups)
     if not (0 <= args.alpha and 0 <= args.beta):
         raise UsageError("--alpha and --beta must be 0 or more")
+    if args.save:
+        from rrcheck.files import check_file
+        check_file(args.save, "--save")
     graph = load_pattern(args.pattern)
     t0 = time.perf_counter()
     group_of = make_grouping(graph, args.method, k, level=args.level, seed=args.seed,

@@ -1,10 +1,10 @@
-"""The cost model: seed 002 equations (1)–(3) and seed 003 §4's metrics (Table 1).
+"""The cost model: Jitsumoto et al. equations (1)–(3) and Guermouche and Ropars §4's metrics (Table 1).
 
   (1) Cost = α·L + β·R                    L: ratio of logged data, R: share restarted
   (2) process_fault_cost = α·B/D + β·Σ_k |P_k|² / |P|²
   (3) node_fault_cost    = α·B/D + β·Σ_n Σ_{k∈A_n} |P_k| / (|P|·N)
 with α = 23 % (message logging's impact on performance) and β = 12.4 % (checkpoint/restart
-impact on the MTBF) by default (seed 002 §V.C, from its ref. [2]). B is the volume of
+impact on the MTBF) by default (Jitsumoto et al. §V.C, from its ref. [2]). B is the volume of
 messages between processes of different groups (the logged volume, also the "edge-cut"
 of §V.B), D the volume of all messages between distinct processes, N the number of
 physical nodes and A_n the set of groups of the processes running on node n.
@@ -52,7 +52,7 @@ def node_restart_ratio(group_of, node_of) -> float:
 
 
 def evaluate(graph, group_of, node_of=None, alpha: float = ALPHA, beta: float = BETA) -> dict:
-    """All cost figures of a grouping: seed 002 eqs. (1)–(3) and seed 003 Table 1's metrics.
+    """All cost figures of a grouping: Jitsumoto et al. eqs. (1)–(3) and Guermouche and Ropars Table 1's metrics.
 
     ``node_of`` defaults to the graph's placement; without one each process is its own
     node, and the node fault cost equals the process fault cost.

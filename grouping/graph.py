@@ -2,7 +2,7 @@
 
 Seed 002 §I and §III.B: "the processes, communication patterns, and number of
 communications are treated as the vertices, edges, and weights of each edge", recorded
-on the first iteration of the main loop (see ``rrcheck.grouping.capture``). Step 1 of seed 002
+on the first iteration of the main loop (see ``rrcheck.grouping.capture``). Step 1 of Jitsumoto et al.
 §III.C converts this process communication log into a node communication log
 (``CommGraph.node_graph``).
 
@@ -11,7 +11,7 @@ with ``edges`` an iterable of ``(src, dst, volume)``; the checker turns its work
 and traces into such edge lists. Directed volumes of both directions of a pair are
 summed into one undirected weight; messages a process sends to itself are dropped
 (they never cross a process boundary, so they are neither logged nor part of D in
-seed 002 eq. (2)).
+Jitsumoto et al. eq. (2)).
 """
 
 from __future__ import annotations
@@ -51,7 +51,7 @@ class CommGraph:
     def from_edges(cls, n, edges, coords=None, node_of=None, *, node_coords=None, name=""):
         """Build from an iterable of ``(src, dst, volume)`` message records.
 
-        This is the "first iteration" capture of seed 002 §III.B in its simplest form:
+        This is the "first iteration" capture of Jitsumoto et al. §III.B in its simplest form:
         one record per message (or per aggregated channel) of the first loop iteration.
         ``coords`` gives each process a position in the application domain (used by
         RCB), ``node_of`` its physical node and ``node_coords`` each node's position on
@@ -113,12 +113,12 @@ class CommGraph:
 
     @property
     def total_volume(self) -> float:
-        """D of seed 002 eq. (2): total size of messages between distinct processes."""
+        """D of Jitsumoto et al. eq. (2): total size of messages between distinct processes."""
         return float(self.weights.sum() / 2.0)
 
     @property
     def n_nodes(self) -> int:
-        """N of seed 002 eq. (3); each process is its own node when ``node_of`` is None."""
+        """N of Jitsumoto et al. eq. (3); each process is its own node when ``node_of`` is None."""
         if self.node_of is None:
             return self.n
         if self.node_coords is not None:
@@ -133,7 +133,7 @@ class CommGraph:
         return np.repeat(np.arange(self.n, dtype=np.int64), np.diff(self.indptr))
 
     def cut_volume(self, group_of) -> float:
-        """B of seed 002 eq. (2): volume of messages between processes of different groups."""
+        """B of Jitsumoto et al. eq. (2): volume of messages between processes of different groups."""
         g = np.asarray(group_of)
         cross = g[self.edge_sources()] != g[self.indices]
         return float(self.weights[cross].sum() / 2.0)

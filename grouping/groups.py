@@ -1,5 +1,5 @@
 """A grouping is ``group_of[p]`` for every process p: the shape ``rrcheck check --grouping``
-takes (correlated sets of seed 000, clusters of seed 003). ``make_grouping`` forms one by
+takes (correlated sets of Bouteiller et al., clusters of Guermouche and Ropars). ``make_grouping`` forms one by
 any method; ``validate`` and ``from_groups`` check that every process is in exactly one group.
 """
 
@@ -70,10 +70,10 @@ def make_grouping(graph, method: str, k, **opts) -> tuple[int, ...]:
 
     method: "node" (hardware), "metis"/"kmetis" (k-way), "pmetis" (recursive bisection),
     "rcb", "rpcs". ``k`` is the number of groups; "auto" with a METIS method runs the
-    cost-driven bisection of seed 002 §II.A (``partition.bisect_by_cost``); None with
+    cost-driven bisection of Jitsumoto et al. §II.A (``partition.bisect_by_cost``); None with
     "node" means one group per node. Options: ``level="process"|"node"`` (METIS and RCB
     partition processes, or nodes weighted by their process counts: the red bars of
-    seed 002 Figs. 7–8), ``seed``, ``alpha``, ``beta``.
+    Jitsumoto et al. Figs. 7–8), ``seed``, ``alpha``, ``beta``.
     """
     from rrcheck.grouping import partition
     from rrcheck.grouping.rpcs import rpcs

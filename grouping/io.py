@@ -77,7 +77,8 @@ def save_graph(graph: CommGraph, path) -> None:
 def save_grouping(path, group_of, *, pattern="", method="", cost=None) -> None:
     f = GroupingFile(pattern=pattern, method=method, group_of=list(group_of),
                      cost={k: float(v) for k, v in (cost or {}).items()})
-    Path(path).write_text(f.model_dump_json(indent=1))
+    from rrcheck.files import write_text
+    write_text(path, f.model_dump_json(indent=1))
 
 
 def load_grouping(path, n: int | None = None) -> tuple[int, ...]:

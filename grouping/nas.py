@@ -1,9 +1,9 @@
-"""NAS-like communication patterns at 1024 processes (SYNTHETIC), for seed 003 §4 Table 1.
+"""NAS-like communication patterns at 1024 processes (SYNTHETIC), for Guermouche and Ropars §4 Table 1.
 
 Seed 003 §4 traced BT, CG, LU, MG, SP and FT (class D, 1024 processes) under a modified
 MPICH2. We have no traces: each pattern below rebuilds, from the NPB 3.3 MPI sources,
 *who talks to whom* and roughly *how much* in one iteration of the main loop (the
-first-iteration capture of seed 002 §III.B). Volumes are in bytes, class D sizes.
+first-iteration capture of Jitsumoto et al. §III.B). Volumes are in bytes, class D sizes.
 Processes are placed by slot (16 consecutive ranks per node). grouping/README.md lists
 what is left out (collectives other than FT's all-to-all, MG's coarse-grid agglomeration,
 exact per-message sizes).

@@ -1,13 +1,13 @@
 """The other ways of forming groups: by node (hardware), METIS, RCB, and the cost-driven
-bisection of seed 002 ref. [3] that produced seed 003's Table 1.
+bisection of Jitsumoto et al. ref. [3] that produced Guermouche and Ropars's Table 1.
 
 - ``by_node``: hardware locality — a group is a node (k = N), or k runs of consecutive
   nodes when fewer groups are asked for.
 - ``metis``: pymetis, multilevel k-way ("kmetis") or multilevel recursive bisection
-  ("pmetis"), seed 002 §II.B and §V.A.
-- ``rcb``: recursive coordinate bisection (seed 002 §II.B): sort the vertices along the
+  ("pmetis"), Jitsumoto et al. §II.B and §V.A.
+- ``rcb``: recursive coordinate bisection (Jitsumoto et al. §II.B): sort the vertices along the
   widest coordinate and split at the weighted quantile, recursively; O(n log n log k).
-- ``bisect_by_cost``: seed 002 §II.A on ref. [3] / seed 003 §4 on ref. [13]: bisect every
+- ``bisect_by_cost``: Jitsumoto et al. §II.A on ref. [3] / Guermouche and Ropars §4 on ref. [13]: bisect every
   group again and again and keep the level whose cost, eq. (1) with R of eq. (2), is least.
 Every function returns a numpy array ``group_of`` over the vertices it is given.
 """

@@ -1,17 +1,21 @@
 """Synthetic communication patterns (SYNTHETIC: generated, not traces of the real codes).
 
-- ``grid2d`` / ``grid3d``: the graphs of seed 002 §V.A (Figs. 5–6): each vertex is a
-  node joined to its 4 (6) grid neighbours by edges of one weight.
+- ``grid2d`` / ``grid3d``: the graphs of Jitsumoto et al. §V.A (Figs. 5–6): each vertex
+  joined to its 4 (6) grid neighbours by edges of one weight; a vertex is a node, or
+  with ``/PPN`` a process, PPN of them to a node.
 - ``cgpop``: CGPOP-like 2-D 5-point halo pattern, 150 × 150 processes on 36 × 40 nodes,
-  with non-communicating "land" processes (seed 002 §V.B–C, Figs. 8 and 10).
+  over Earth's real coastline: blocks of land do not communicate (Jitsumoto et al.,
+  §V.B–C, Figs. 8 and 10); ``cgpop:ellipses`` and ``cgpop:none`` are controls.
 - ``geofem``: GEOFEM-like 3-D FEM pattern, 28³ processes on 12 × 12 × 10 nodes
-  (seed 002 §V.B–C, Figs. 7 and 9).
-NAS-like patterns (seed 003 §4, Table 1) live in ``rrcheck.grouping.nas``. ``PATTERNS`` and
+  (Jitsumoto et al., §V.B–C, Figs. 7 and 9).
+NAS-like patterns (Guermouche and Ropars, §4, Table 1) live in ``rrcheck.grouping.nas``. ``PATTERNS`` and
 ``load_pattern`` name them for the CLI; grouping/README.md says where they differ from
 the papers' traces.
 """
 
 from __future__ import annotations
+
+import math
 
 import numpy as np
 
@@ -54,57 +58,119 @@ def _axis_offsets(d):
     return offs
 
 
-def grid2d(nx: int, ny: int) -> CommGraph:
-    """Seed 002 §V.A: an nx × ny grid, vertices are nodes, 4 neighbours, equal weights."""
-    return _grid((nx, ny), "grid2d")
+def grid2d(nx: int, ny: int, per_node: int = 1) -> CommGraph:
+    """Jitsumoto et al. §V.A: an nx × ny grid, 4 neighbours, equal weights; vertices are
+    processes, ``per_node`` of them to a node (1: vertices are nodes, as in the paper)."""
+    return _grid((nx, ny), "grid2d", per_node)
 
 
-def grid3d(nx: int, ny: int, nz: int) -> CommGraph:
+def grid3d(nx: int, ny: int, nz: int, per_node: int = 1) -> CommGraph:
     """The 3-D analogue of ``grid2d`` (6 neighbours)."""
-    return _grid((nx, ny, nz), "grid3d")
+    return _grid((nx, ny, nz), "grid3d", per_node)
 
 
-def _grid(shape, label):
+def node_block(shape: tuple[int, ...], per_node: int) -> tuple[int, ...]:
+    """The most compact box of ``per_node`` processes that tiles ``shape``: a node holds
+    one box of neighbouring processes, as a block placement does."""
+    def boxes(k, dims):
+        if len(dims) == 1:
+            if dims[0] % k == 0:
+                yield (k,)
+            return
+        for f in range(1, k + 1):
+            if k % f == 0 and dims[0] % f == 0:
+                for rest in boxes(k // f, dims[1:]):
+                    yield (f, *rest)
+    best = min(boxes(per_node, shape), key=lambda b: (max(b) / min(b), b), default=None)
+    if best is None:
+        raise UsageError(f"{per_node} processes per node do not tile a {'x'.join(map(str, shape))} grid "
+                         f"in boxes; choose a number whose factors divide the sizes")
+    return best
+
+
+def _grid(shape, label, per_node=1):
     if any(s < 1 for s in shape):
         raise UsageError(f"grid sizes must be positive, got {'x'.join(map(str, shape))}")
+    if per_node < 1:
+        raise UsageError(f"processes per node must be positive, got {per_node}")
+    box = node_block(shape, per_node)
     offs = _axis_offsets(len(shape))
     src, dst, vol = _neighbour_edges(shape, offs, [1.0] * len(offs))
     cells = grid_cells(shape)
-    n = cells.shape[0]
-    return CommGraph.from_arrays(n, src, dst, vol, coords=cells, node_of=np.arange(n),
-                                 node_coords=cells, name=f"{label}:{'x'.join(map(str, shape))}")
+    node_shape = tuple(s // b for s, b in zip(shape, box))
+    node_of = np.ravel_multi_index(tuple((cells // np.asarray(box)).T), node_shape)
+    name = f"{label}:{'x'.join(map(str, shape))}" + (f"/{per_node}" if per_node > 1 else "")
+    return CommGraph.from_arrays(cells.shape[0], src, dst, vol, coords=cells, node_of=node_of,
+                                 node_coords=grid_cells(node_shape), name=name)
 
 
-def cgpop_land(px=150, py=150) -> np.ndarray:
-    """SYNTHETIC land mask (about 32 % land): a few elliptic continents and a southern
-    land band, on the 150 × 150 block grid. True = land (the process never communicates)."""
+def cgpop_ellipses(px=150, py=150) -> np.ndarray:
+    """The invented control mask (about 32 % land): a few elliptic continents and a
+    southern land band on the px × py block grid. True = land (the process never
+    communicates). Kept to show what a real coastline changes."""
     x, y = np.meshgrid((np.arange(px) + 0.5) * 150 / px, (np.arange(py) + 0.5) * 150 / py, indexing="ij")
 
     def ell(cx, cy, rx, ry):
         return ((x - cx) / rx) ** 2 + ((y - cy) / ry) ** 2 <= 1
 
-    land = (ell(32, 88, 13, 42) | ell(40, 40, 9, 22) | ell(100, 100, 22, 30) | ell(92, 50, 12, 24)
+    return (ell(32, 88, 13, 42) | ell(40, 40, 9, 22) | ell(100, 100, 22, 30) | ell(92, 50, 12, 24)
             | ell(128, 34, 10, 8) | ell(75, 150, 30, 6) | (y < 9))
-    return land
 
 
-def cgpop(px=150, py=150, nodes=(36, 40), halo=2, block=(24, 16), land=True) -> CommGraph:
-    """CGPOP-like (SYNTHETIC): 2-D 5-point halo exchange on a px × py process grid.
+def _block_ocean(ocean: np.ndarray, px: int, py: int):
+    """Per block of the point grid ``ocean`` (shape px·bx × py·by): its ocean points,
+    and the ocean points on each shared border — a row (column) where the two facing
+    edge points are both ocean exchanges one value each way. East–west wraps."""
+    X, Y = ocean.shape
+    bx, by = X // px, Y // py
+    blocks = ocean.reshape(px, bx, py, by)
+    points = blocks.sum(axis=(1, 3))
+    east = ocean[bx - 1::bx, :] & np.roll(ocean, -1, axis=0)[bx - 1::bx, :]  # last column · next block's first
+    ew = east.reshape(px, py, by).sum(axis=2)                                 # (x, y) -> (x+1 mod px, y)
+    north = ocean[:, by - 1:Y - 1:by] & ocean[:, by::by]                        # py-1 interior borders
+    ns = north.reshape(px, bx, py - 1).sum(axis=1)                            # (x, y) -> (x, y+1)
+    return points, ew, ns
 
-    Each process owns a ``block`` (24 × 16 points: POP's 3600 × 2400 0.1° grid over
-    150 × 150 processes) and exchanges ``halo`` rows of 8-byte values with its ocean
-    neighbours: 2·16·8 = 256 bytes east/west, 2·24·8 = 384 bytes north/south per
-    iteration. Land processes (``cgpop_land``) send nothing. Processes are placed on the
-    36 × 40 node grid by ``dual_bisection`` (SCOTCH-like). Rank = x·py + y.
-    ``land=False`` is the all-ocean control of benchmarks/grouping_quality.py.
+
+def cgpop(px=150, py=150, nodes=(36, 40), halo=2, block=(24, 16), land="coastline") -> CommGraph:
+    """CGPOP-like 2-D 5-point halo exchange on a px × py process grid.
+
+    Each process owns a ``block`` of POP's 3600 × 2400-point 0.1° grid (24 × 16 points
+    for 150 × 150 processes) and exchanges ``halo`` rows of 8-byte values with its four
+    neighbours, in proportion to the ocean points on the shared border (at most
+    2·16·8 = 256 bytes east–west, 2·24·8 = 384 bytes north–south per iteration).
+    Blocks without an ocean point are silent: "processes allocated domain of land do not
+    communicate" (Jitsumoto et al., §V.C). East–west periodic, as POP is.
+
+    ``land``: ``"coastline"`` — Earth's real land mask (``rrcheck.grouping.coastline``);
+    ``"ellipses"`` — the invented control mask (whole blocks land or ocean);
+    ``"none"`` — the all-ocean control. Processes are placed on the 36 × 40 node grid by
+    ``dual_bisection`` (SCOTCH-like). Rank = x·py + y.
     """
-    ocean = ~cgpop_land(px, py).ravel() if land else np.ones(px * py, dtype=bool)
-    ew, ns = halo * block[1] * 8, halo * block[0] * 8
-    src, dst, vol = _neighbour_edges((px, py), [(1, 0), (-1, 0), (0, 1), (0, -1)], [ew, ew, ns, ns], mask=ocean)
+    bx, by = block
+    if land == "coastline":
+        from rrcheck.grouping.coastline import ocean_points
+        ocean = ocean_points(px * bx, py * by)
+    elif land == "ellipses":
+        ocean = np.repeat(np.repeat(~cgpop_ellipses(px, py), bx, axis=0), by, axis=1)
+    elif land == "none":
+        ocean = np.ones((px * bx, py * by), dtype=bool)
+    else:
+        raise UsageError(f"cgpop land {land!r}: choose coastline, ellipses or none")
+    _, ew_pts, ns_pts = _block_ocean(ocean, px, py)
+    ids = np.arange(px * py).reshape(px, py)
+    pairs = [(ids, np.roll(ids, -1, axis=0), ew_pts), (ids[:, :-1], ids[:, 1:], ns_pts)]
+    src, dst, vol = [], [], []
+    for a, b, pts in pairs:
+        keep = pts > 0
+        v = halo * 8.0 * pts[keep]
+        src += [a[keep], b[keep]]
+        dst += [b[keep], a[keep]]
+        vol += [v, v]
     cells = grid_cells((px, py))
-    node_of = dual_bisection(cells, nodes)
-    return CommGraph.from_arrays(px * py, src, dst, vol, coords=cells, node_of=node_of,
-                                 node_coords=grid_cells(nodes), name="cgpop")
+    return CommGraph.from_arrays(px * py, np.concatenate(src), np.concatenate(dst), np.concatenate(vol),
+                                 coords=cells, node_of=dual_bisection(cells, nodes),
+                                 node_coords=grid_cells(nodes), name=f"cgpop:{land}")
 
 
 def geofem(p=28, nodes=(12, 12, 10), s=10) -> CommGraph:
@@ -130,6 +196,9 @@ def geofem(p=28, nodes=(12, 12, 10), s=10) -> CommGraph:
                                  node_coords=grid_cells(nodes), name="geofem")
 
 
+MAX_PROCESSES = 1_000_000   # refused before any allocation
+
+
 def _dims(spec, d, label):
     try:
         dims = tuple(int(x) for x in spec.lower().split("x"))
@@ -137,12 +206,14 @@ def _dims(spec, d, label):
         dims = ()
     if len(dims) != d or any(x < 1 for x in dims):
         raise UsageError(f"pattern {label}:{spec} needs {d} positive sizes like {label}:{'x'.join(['100'] * d)}")
+    if math.prod(dims) > MAX_PROCESSES:
+        raise UsageError(f"pattern {label}:{spec} has {math.prod(dims):,} processes; at most {MAX_PROCESSES:,}")
     return dims
 
 
 def pattern_names() -> list[str]:
     from rrcheck.grouping import nas
-    return ["grid2d:WxH", "grid3d:XxYxZ", "cgpop", "geofem", *nas.NAS_PATTERNS]
+    return ["grid2d:WxH[/PPN]", "grid3d:XxYxZ[/PPN]", "cgpop", "cgpop:ellipses", "cgpop:none", "geofem", *nas.NAS_PATTERNS]
 
 
 def load_pattern(name: str) -> CommGraph:
@@ -153,12 +224,16 @@ def load_pattern(name: str) -> CommGraph:
         from rrcheck.grouping.io import load_graph
         return load_graph(name)
     head, _, arg = name.partition(":")
-    if head == "grid2d" and arg:
-        return grid2d(*_dims(arg, 2, head))
-    if head == "grid3d" and arg:
-        return grid3d(*_dims(arg, 3, head))
-    if name == "cgpop":
-        return cgpop()
+    if head in ("grid2d", "grid3d") and arg:
+        sizes, _, k = arg.partition("/")
+        if k and not (k.isdigit() and int(k) >= 1):
+            raise UsageError(f"pattern {name}: processes per node (after /) must be a positive integer")
+        build = grid2d if head == "grid2d" else grid3d
+        return build(*_dims(sizes, 2 if head == "grid2d" else 3, head), per_node=int(k or 1))
+    if head == "cgpop":
+        if arg not in ("", "coastline", "ellipses", "none"):
+            raise UsageError(f"pattern cgpop:{arg}: choose cgpop (Earth's coastline), cgpop:ellipses or cgpop:none")
+        return cgpop(land=arg or "coastline")
     if name == "geofem":
         return geofem()
     if name in nas.NAS_PATTERNS:

@@ -3,11 +3,11 @@
 Seed 002 §III.C assumes "application programmers distribute processes to physical nodes
 according to their connectivity", and §V.C says both applications "used SCOTCH for node
 allocation". We do not run SCOTCH: ``dual_bisection`` is a geometric stand-in for its
-dual recursive bipartitioning [seed 002 ref. 7] (split the node grid and the process
+dual recursive bipartitioning [Jitsumoto et al. ref. 7] (split the node grid and the process
 domain together, the process cut placed so that each half gets its share of processes),
 which gives every node floor or ceil of n/N processes and keeps neighbours together.
 ``by_slot`` is MPI's default placement (consecutive ranks fill a node), used for the
-NAS-like patterns of seed 003 §4.
+NAS-like patterns of Guermouche and Ropars §4.
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""RPCS: geometric bisection of the node grid (seed 002 §III.C) and group-id broadcast (§IV.C).
+"""RPCS: geometric bisection of the node grid (Jitsumoto et al. §III.C) and group-id broadcast (§IV.C).
 
 Seed 002 §III.C, steps 1–8, on a 2-D or 3-D grid of nodes:
   1) detect the nodes executing processes and convert the process log to a node log;
@@ -11,7 +11,7 @@ In 3-D, Z is measured and centred after Y, and step 7 re-measures X and Y; the b
 is then a surface. A width is measured by walking vertex by vertex from the reference
 until the next vertex is missing (the grid's edge) or lies across an earlier border, so
 one bisection costs O(width): O(k·sqrt(N)) in 2-D and O(k·N^(1/3)) in 3-D for k groups.
-Edge weights are not used (seed 002: "our algorithm cannot deal with edge weights").
+Edge weights are not used (Jitsumoto et al.: "our algorithm cannot deal with edge weights").
 
 For k groups that are not a power of two, a region holding k groups is cut at k//2 : k - k//2
 of its width (the paper bisects; proportional cuts are our generalisation, and they
@@ -33,7 +33,7 @@ from rrcheck.checker.errors import UsageError
 
 
 class NodeGrid:
-    """The machine's node grid (seed 002 §III.C step 1): which cell holds which node.
+    """The machine's node grid (Jitsumoto et al. §III.C step 1): which cell holds which node.
 
     Built once from node coordinates; the machine's topology (Tofu / torus coordinates)
     is known before partitioning, like METIS's CSR graph, so building it is not part of

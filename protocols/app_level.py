@@ -127,7 +127,7 @@ def _put(pairs: tuple, k: int, v) -> tuple:
 class AppLevel(Protocol):
     name = "app-level"
     scope = "all"
-    source = "seed 001 (Pingali, C3 application-level checkpointing: The Protocol, Log-End Line, collectives)"
+    source = "Bronevetsky et al., C3 application-level checkpointing (Pingali's slides: The Protocol, Log-End Line, collectives)"
     RECOVERY_KINDS = frozenset({"rollback", "suppress"})
     at_sites = True  # "Application-level checkpoints can only be taken at certain places"
     KNOBS = {"log_late": True, "suppress_early": True, "log_nondet": True,

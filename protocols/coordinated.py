@@ -144,7 +144,7 @@ class GlobalCheckpoint(Protocol):
 
 class BlockingCoordinated(GlobalCheckpoint):
     name = "coordinated"
-    source = "seed 000 §2.2 (blocking coordinated checkpointing, refs [7, 8])"
+    source = "Bouteiller et al. 2013 §2.2 (blocking coordinated checkpointing, refs [7, 8])"
 
     def may_send(self, ctx: Context, p: int, vol: Vol, dst: int) -> bool:
         return not vol.wave  # silenced from the request to the commit
@@ -166,7 +166,7 @@ class BlockingCoordinated(GlobalCheckpoint):
 
 class ChandyLamport(GlobalCheckpoint):
     name = "chandy-lamport"
-    source = "Chandy & Lamport 1985 (seed 000 ref [6]; seed 001 slides, background)"
+    source = "Chandy & Lamport 1985 (Bouteiller et al. 2013 ref [6]; Bronevetsky et al., C3 slides, background)"
     KNOBS = {"record_channels": True}
 
     def _join(self, ctx: Context, p: int, vol: Vol, stab: Stab, w: int) -> Step:

@@ -32,7 +32,7 @@ from rrcheck.protocols.logging import MessageLogging, Saved, Stab, Vol
 class CorrelatedSet(MessageLogging):
     name = "correlated-set"
     scope = "group"
-    source = "seed 000 §3.2–3.3"
+    source = "Bouteiller et al. 2013 §3.2–3.3"
     KNOBS = {**MessageLogging.KNOBS, "silence": True}
 
     def set_of(self, ctx: Context, p: int) -> tuple[int, ...]:

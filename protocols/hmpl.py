@@ -46,7 +46,7 @@ from rrcheck.protocols.rbml import ReceiverBased
 class Hybrid(ReceiverBased):
     name = "hmpl"
     scope = "failed"
-    source = "seed 004 §4.2 (L1120–1210, Figs. 4.3–4.6); RADIC §2.3"
+    source = "Meyer 2014 §4.2, Figs. 4.3–4.6; §2.3 (RADIC)"
     KNOBS = {
         **ReceiverBased.KNOBS,
         "block_sends_until_logged": False,  # the receiver goes on at t2 (L1142)

@@ -44,7 +44,7 @@ class Vol:
     rcv: tuple[int, ...]
     rsn: int
     pending: tuple = ()        # determinants not yet on the event logger
-    replay: tuple = ()         # determinants to force during recovery, in RSN order
+    replay: tuple = ()         # logged determinants (RSN, source, SSN) to force during recovery
     epoch: tuple = (0, -1)     # recovery epoch of the set (counter, restarter)
     wave: int = 0              # checkpoint wave in progress (0: none)
     stage: str = "run"         # run | silence | barrier1 | barrier2
@@ -114,15 +114,17 @@ class MessageLogging(Protocol):
         if not vol.replay:
             return True
         det = (mail.msg.src, mail.hdr[0])
-        if det == vol.replay[0]:
-            return True
-        # a reception the event log does not know is matched freely (mutants)
-        return not self._logged(ctx, p, mail.msg.src) and det not in vol.replay
+        rsn, src, ssn = vol.replay[0]
+        if rsn == vol.rsn + 1:  # the log names this reception: only it may come
+            return det == (src, ssn)
+        # a gap in the logged RSNs is a reception the event log does not know
+        # (the mutants): any unlogged one may fill it, never a logged one early
+        return not self._logged(ctx, p, mail.msg.src) and all(det != d[1:] for d in vol.replay)
 
     def on_match(self, ctx: Context, p: int, vol: Vol, stab: Stab, mail: Mail) -> Step:
         det = (mail.msg.src, mail.hdr[0])
         vol = replace(vol, rsn=vol.rsn + 1)
-        if vol.replay and vol.replay[0] == det:
+        if vol.replay and vol.replay[0] == (vol.rsn,) + det:
             return Step(replace(vol, replay=vol.replay[1:]), stab, (Note("replayed_receptions"),))
         if self._logged(ctx, p, mail.msg.src):
             vol = replace(vol, pending=vol.pending + ((vol.rsn,) + det,))
@@ -213,7 +215,7 @@ class MessageLogging(Protocol):
         determinants after it, and ask the processes outside the set for the
         messages received since (payload copy)."""
         s = self._saved(stab, line)
-        replay = tuple((src, ssn) for rsn, src, ssn in sorted(stab.events) if rsn > s.rsn)
+        replay = tuple(d for d in sorted(stab.events) if d[0] > s.rsn)
         members = self.set_of(ctx, p)
         outside = frozenset(q for q in ctx.others(p) if q not in members)
         vol = Vol(s.ssn, s.log, s.rcv, s.rsn, replay=replay, epoch=epoch, asked=outside)
@@ -232,7 +234,7 @@ class SenderBased(MessageLogging):
 
     name = "sbml"
     scope = "failed"
-    source = "seed 000 §2.2; seed 004 §4.1 (L1032–1053)"
+    source = "Bouteiller et al. 2013 §2.2; Meyer 2014 §4.1.1"
 
 
 def _set(t: tuple, i: int, v: Any) -> tuple:
@@ -270,7 +272,7 @@ class ThesisSBML(ReceiverBased):
 
     name = "sbml"
     scope = "failed"
-    source = "seed 004 §4.1.1 (L1032–1053, Fig. 4.1); seed 000 §2.2"
+    source = "Meyer 2014 §4.1.1, Fig. 4.1; Bouteiller et al. 2013 §2.2"
     KNOBS = {
         **ReceiverBased.KNOBS,
         "release_at": "never",       # the Message Log is kept until the receiver checkpoints

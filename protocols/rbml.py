@@ -86,7 +86,7 @@ class Stab:
 class ReceiverBased(Protocol):
     name = "rbml"
     scope = "failed"
-    source = "seed 004 §4.1.2 (L1089–1114, Fig. 4.2); RADIC §2.3"
+    source = "Meyer 2014 §4.1.2 (§4.1.1, Fig. 4.2); §2.3 (RADIC)"
     RECOVERY_KINDS = frozenset({"fetch", "rlog", "rlog_end", "tbq", "reprotect"})
     KNOBS = {
         "block_sends_until_logged": True,   # L1102 (RBML); False in HMPL

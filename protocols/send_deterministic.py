@@ -140,7 +140,7 @@ def _set(t: tuple, i: int, v: Any) -> tuple:
 class SendDeterministic(Protocol):
     name = "send-deterministic"
     scope = "group"
-    source = "seed 003 §3, Fig. 5 and 6"
+    source = "Guermouche & Ropars 2011 §3, Fig. 5 and 6"
     requires_send_determinism = True
     RECOVERY_KINDS = frozenset({"failed", "rollback", "restart", "rp_log", "rp_orphans", "rp_no_orphan",
                                 "replay", "end"})

@@ -1,7 +1,7 @@
 """``rrcheck campaign``: failures injected at randomized points, for every
 protocol the runtime drives, single ranks and whole nodes, soft and kill, and
 a report of runs, failures injected, outputs equal to failure-free, invariant
-violations and hangs (issue 7, "Campaign").
+violations and hangs.
 
 A point is drawn uniformly among the events its trigger rank executes in the
 failure-free run of the same protocol, so every failure lands inside the run.
@@ -37,6 +37,8 @@ def fits(protocol: str, workload: str, n: int, nodes: int) -> bool:
 
 def campaign(points: int, protocols, modes, seed: int, n: int, nodes: int, iters: int, timeout: float,
              out: Path, report_path: Path | None = None, workloads=WORKLOADS, progress=print) -> dict:
+    """The report of ``points`` runs; written to ``report_path`` at the end,
+    or with the runs finished so far (``complete: false``) on an interrupt."""
     rng = random.Random(seed)
     protocols = protocols or L.supported()
     for p in protocols:
@@ -52,39 +54,44 @@ def campaign(points: int, protocols, modes, seed: int, n: int, nodes: int, iters
     lengths: dict = {}
     runs = []
     t0 = time.perf_counter()
-    for i, (protocol, mode, workload, target, frac, rank, node) in enumerate(plans):
-        key = (protocol, workload)
-        if key not in lengths:
-            cfg = L.make_config(protocol, workload, n, nodes, iters=iters, checkpoint_every=6, trace=False)
-            ff = L.launch(cfg, out / f"ff-{protocol}-{workload}", timeout)
-            lengths[key] = [r.events if r else 0 for r in ff.results]
-        trigger = rank if target == "rank" else min(q for q in range(n) if L.make_config(
-            protocol, workload, n, nodes).node_of[q] == node)
-        at = max(1, int(frac * lengths[key][trigger]))
-        spec = f"{rank}@{at}" if target == "rank" else f"node:{node}@{at}"
-        cfg = L.make_config(protocol, workload, n, nodes, iters=iters, mode=mode, crashes=[spec], checkpoint_every=6)
-        rep = L.run(cfg, out / f"run-{i:03d}", timeout)
-        failed_spawn = None
-        if spawn_failed(rep.as_dict()):
-            failed_spawn = {"status": rep.status, "seconds": rep.seconds}
-            rep = L.run(cfg, out / f"run-{i:03d}-again", timeout)
-        d = rep.as_dict()
-        d.pop("run_dir")
-        if failed_spawn:
-            d["spawn_failed"] = failed_spawn
-        if d.get("trace"):
-            d["trace"] = {k: d["trace"][k] for k in ("verdict", "events", "property", "message")} | {
-                "rollbacks": d["trace"]["witnesses"].get("rollbacks", 0)}
-        runs.append(d)
-        if progress:
-            progress(f"[{i + 1}/{points}] {protocol} {workload} {mode} {spec}: {rep.status}, "
-                     f"{'equal' if rep.equal else 'DIFFERENT' if rep.equal is False else '-'}, "
-                     f"trace {(rep.trace or {}).get('verdict')}, {rep.seconds:.1f} s")
-    rep = {"schema_version": 1, "seed": seed, "ranks": n, "nodes": nodes, "iters": iters,
-           "seconds": round(time.perf_counter() - t0, 1), "summary": summarize(runs), "runs": runs}
-    if report_path:
-        report_path.parent.mkdir(parents=True, exist_ok=True)
-        report_path.write_text(json.dumps(rep, indent=1) + "\n")
+    complete = False
+    try:
+        for i, (protocol, mode, workload, target, frac, rank, node) in enumerate(plans):
+            key = (protocol, workload)
+            if key not in lengths:
+                cfg = L.make_config(protocol, workload, n, nodes, iters=iters, checkpoint_every=6, trace=False)
+                ff = L.launch(cfg, out / f"ff-{protocol}-{workload}", timeout)
+                lengths[key] = [r.events if r else 0 for r in ff.results]
+            trigger = rank if target == "rank" else min(q for q in range(n) if L.make_config(
+                protocol, workload, n, nodes).node_of[q] == node)
+            at = max(1, int(frac * lengths[key][trigger]))
+            spec = f"{rank}@{at}" if target == "rank" else f"node:{node}@{at}"
+            cfg = L.make_config(protocol, workload, n, nodes, iters=iters, mode=mode, crashes=[spec], checkpoint_every=6)
+            rep = L.run(cfg, out / f"run-{i:03d}", timeout)
+            failed_spawn = None
+            if spawn_failed(rep.as_dict()):
+                failed_spawn = {"status": rep.status, "seconds": rep.seconds}
+                rep = L.run(cfg, out / f"run-{i:03d}-again", timeout)
+            d = rep.as_dict()
+            d.pop("run_dir")
+            if failed_spawn:
+                d["spawn_failed"] = failed_spawn
+            if d.get("trace"):
+                d["trace"] = {k: d["trace"][k] for k in ("verdict", "events", "property", "message")} | {
+                    "rollbacks": d["trace"]["witnesses"].get("rollbacks", 0)}
+            runs.append(d)
+            if progress:
+                progress(f"[{i + 1}/{points}] {protocol} {workload} {mode} {spec}: {rep.status}, "
+                         f"{'equal' if rep.equal else 'DIFFERENT' if rep.equal is False else '-'}, "
+                         f"trace {(rep.trace or {}).get('verdict')}, {rep.seconds:.1f} s")
+        complete = True
+    finally:
+        rep = {"schema_version": 1, "complete": complete, "seed": seed, "ranks": n, "nodes": nodes,
+               "iters": iters, "points": points, "seconds": round(time.perf_counter() - t0, 1),
+               "summary": summarize(runs), "runs": runs}
+        if report_path:
+            from rrcheck.files import write_text
+            write_text(report_path, json.dumps(rep, indent=1) + "\n")
     return rep
 
 

@@ -90,7 +90,7 @@ def _incarnations(run_dir: Path, n: int) -> list[list[list[Event]]]:
     for p in range(n):
         incs, i = [], 0
         while journal_path(run_dir, p, i).exists():
-            incs.append(load_journal(journal_path(run_dir, p, i)))
+            incs.append(load_journal(journal_path(run_dir, p, i), n))
             i += 1
         if not incs:
             raise UsageError(f"{run_dir}: no journal of rank {p}; was the run made with --no-trace?")

@@ -48,8 +48,8 @@ class Event(BaseModel):
     message by its gid, ``deliver`` the packet by its channel seq), the number
     of failures the rank knew of, and the packets it put on the wire."""
     model_config = ConfigDict(extra="forbid")
-    a: list
-    F: int = 0
+    a: list = Field(min_length=1, max_length=8)
+    F: int = Field(0, ge=0)
     out: list[tuple[int, int, str]] = []
     f: int | None = None             # crash records: the failure's index
     victims: list[int] | None = None
@@ -94,27 +94,65 @@ def journal_path(run_dir: Path, rank: int, inc: int) -> Path:
     return Path(run_dir) / f"journal-{rank}-{inc}.jsonl"
 
 
+MAX_FILE = 256 * 2**20   # bytes: a run file larger than this is not one rrcheck wrote
+
+
+def _read(p: Path, what: str, empty_ok: bool = False) -> str:
+    try:
+        if p.stat().st_size > MAX_FILE:
+            raise UsageError(f"{p}: {p.stat().st_size:,} bytes, larger than any {what} rrcheck writes")
+        text = p.read_bytes().decode()
+    except FileNotFoundError:
+        raise UsageError(f"{p.parent}: no {p.name}; give the directory `rrcheck run --out DIR` wrote") from None
+    except UnicodeDecodeError:
+        raise UsageError(f"{p}: binary data, not a {what} (give the directory `rrcheck run --out DIR` wrote)") from None
+    except OSError as e:
+        raise UsageError(f"{p}: cannot read it ({e.strerror})") from None
+    if not text.strip() and not empty_ok:
+        raise UsageError(f"{p}: empty; the run did not start (run it again)")
+    return text
+
+
 def load_config(run_dir: Path) -> RunConfig:
+    """The run configuration, checked against itself and the registry."""
     p = Path(run_dir) / "run.json"
     try:
-        return RunConfig.model_validate_json(p.read_text())
-    except FileNotFoundError:
-        raise UsageError(f"{run_dir}: no run.json; give the directory `rrcheck run --out DIR` wrote")
+        cfg = RunConfig.model_validate_json(_read(p, "run configuration"))
     except ValidationError as e:
         err = e.errors()[0]
-        raise UsageError(f"{p}: malformed run configuration at {'.'.join(map(str, err['loc']))}: {err['msg']}")
+        where = ".".join(map(str, err["loc"])) or "top level"
+        raise UsageError(f"{p}: not a run configuration rrcheck wrote ({where}: {err['msg']})") from None
+    from rrcheck.protocols.mutants import MUTANTS, PROTOCOLS
+    if cfg.protocol != "none" and cfg.protocol not in PROTOCOLS:
+        raise UsageError(f"{p}: unknown protocol {cfg.protocol!r}")
+    if cfg.mutant is not None and (cfg.mutant not in MUTANTS or MUTANTS[cfg.mutant].protocol != cfg.protocol):
+        raise UsageError(f"{p}: {cfg.mutant!r} is not a mutant of {cfg.protocol!r}")
+    if len(cfg.node_of) != cfg.n or len(cfg.group_of) != cfg.n or cfg.nodes > cfg.n \
+            or any(not 0 <= j < cfg.nodes for j in cfg.node_of):
+        raise UsageError(f"{p}: placement or grouping does not fit {cfg.n} ranks on {cfg.nodes} nodes")
+    for c in cfg.crashes:
+        if (c.rank is None) == (c.node is None) or not 0 <= (c.rank if c.rank is not None else c.node) < \
+                (cfg.n if c.rank is not None else cfg.nodes):
+            raise UsageError(f"{p}: crash {c.index} names no rank or node of the run")
+    return cfg
 
 
-def load_journal(path: Path) -> list[Event]:
+def load_journal(path: Path, n: int | None = None) -> list[Event]:
+    """A rank incarnation's events; ``n``: the run's ranks, which every event
+    must name within."""
     events = []
-    lines = path.read_text().splitlines()
+    lines = _read(path, "journal", empty_ok=True).splitlines()
     for i, line in enumerate(lines):
         try:
             events.append(Event.model_validate_json(line))
         except ValidationError as e:
-            if i == len(lines) - 1:  # a torn last line: the rank was killed while writing it
+            if i == len(lines) - 1 and i > 0:  # a torn last line: the rank was killed while writing it
                 break
-            raise UsageError(f"{path}:{i + 1}: malformed journal event: {e.errors()[0]['msg']}")
+            raise UsageError(f"{path}:{i + 1}: not a journal event rrcheck wrote ({e.errors()[0]['msg']})") from None
+        ev = events[-1]
+        if not isinstance(ev.a[0], str) or len(ev.a) < 2 or not isinstance(ev.a[1], int) or ev.a[1] < 0 \
+                or (n is not None and (ev.a[1] >= n or any(not 0 <= v < n for v in ev.victims or []))):
+            raise UsageError(f"{path}:{i + 1}: not a journal event of a run of {n} ranks: {ev.a}")
     return events
 
 
@@ -123,9 +161,9 @@ def load_result(run_dir: Path, rank: int) -> Result | None:
     if not p.exists():
         return None
     try:
-        return Result.model_validate_json(p.read_text())
+        return Result.model_validate_json(_read(p, "result"))
     except ValidationError as e:
-        raise UsageError(f"{p}: malformed result: {e.errors()[0]['msg']}")
+        raise UsageError(f"{p}: malformed result: {e.errors()[0]['msg']}") from None
 
 
 def protocol_of(cfg: RunConfig):

@@ -21,8 +21,10 @@ from rrcheck.checker.errors import UsageError
 from rrcheck.runtime import apps
 from rrcheck.runtime.files import CrashSpec, RunConfig, load_result
 
-ROOT = Path(__file__).resolve().parent.parent
 TEARDOWN_GRACE = 15.0
+MAX_RANKS = 256            # refused before launching: every rank is a process here
+MAX_SIDE = 8192            # --size of a grid workload: a side, squared in memory
+MAX_ELEMENTS = 1 << 28     # --size of the others: elements or bytes
 # Chandy–Lamport restores recorded in-transit messages from its stable channel
 # state; the runtime would need a receiver-side copy of their data there.
 # C3 (app-level) checkpoints only at the program's checkpoint sites (seed 001),
@@ -71,6 +73,11 @@ def make_config(protocol: str, workload: str, n: int, nodes: int, *, iters: int 
         raise UsageError("--iters must be positive")
     if size is not None and size < 1:
         raise UsageError("--size must be positive")
+    if n > MAX_RANKS:
+        raise UsageError(f"-n {n}: at most {MAX_RANKS} ranks on this launcher (they are oversubscribed)")
+    limit = MAX_SIDE if workload in ("stencil2d", "cg") else MAX_ELEMENTS
+    if size is not None and size > limit:
+        raise UsageError(f"--size {size}: at most {limit:,} for {workload} (memory is allocated per rank)")
     twin = apps.twin(workload, n, nodes, iters)
     specs = [parse_crash(c, i + 1, n, nodes) for i, c in enumerate(crashes)]
     group_of = list(grouping) if grouping else list(twin.node_of)
@@ -96,7 +103,6 @@ def env() -> dict:
     e = dict(os.environ)
     e.setdefault("OMPI_ALLOW_RUN_AS_ROOT", "1")
     e.setdefault("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1")
-    e["PYTHONPATH"] = str(ROOT) + (os.pathsep + e["PYTHONPATH"] if e.get("PYTHONPATH") else "")
     e.setdefault("PRTE_MCA_prte_silence_shared_fs", "1")
     return e
 
@@ -124,48 +130,76 @@ def _kill_leftover_ranks(run_dir: Path) -> None:
             pass
 
 
+def check_run_dir(run_dir: Path) -> Path:
+    """The run directory, absolute (the ranks and the spawned replacements
+    read it from wherever MPI starts them), and safe to empty: absent, empty,
+    or a directory an earlier run wrote (it has a run.json)."""
+    from rrcheck.files import check_dir
+    run_dir = check_dir(run_dir, "--out")
+    if run_dir.is_dir() and any(run_dir.iterdir()) and not (run_dir / "run.json").is_file():
+        raise UsageError(f"--out {run_dir}: exists and is not a run directory; rrcheck run empties its --out "
+                         "first, so give a new path or an earlier run's directory")
+    return run_dir
+
+
+def _end(proc: subprocess.Popen) -> None:
+    """End mpiexec and its process group: SIGTERM (mpiexec ends its ranks),
+    then SIGKILL after a grace period."""
+    if proc.poll() is not None:
+        return
+    for sig, grace in ((signal.SIGTERM, 5), (signal.SIGKILL, 5)):
+        try:
+            os.killpg(proc.pid, sig)
+        except ProcessLookupError:
+            return
+        try:
+            proc.wait(timeout=grace)
+            return
+        except subprocess.TimeoutExpired:
+            pass
+
+
 def launch(cfg: RunConfig, run_dir: Path, timeout: float, hostfile: str | None = None) -> Launch:
-    run_dir = Path(run_dir)
+    run_dir = check_run_dir(run_dir)
     if run_dir.exists():
         shutil.rmtree(run_dir)
     run_dir.mkdir(parents=True)
     (run_dir / "run.json").write_text(cfg.model_dump_json(indent=1))
     cmd = [mpiexec(), "--oversubscribe", "-n", str(cfg.n)]
     if hostfile:
-        cmd += ["--hostfile", hostfile]
+        cmd += ["--hostfile", str(Path(hostfile).absolute())]
     if cfg.mode == "kill":
         cmd += ["--with-ft", "ulfm", "--mca", "mpi_ft_detector", "true"]
     cmd += [sys.executable, "-m", "rrcheck.runtime.worker", str(run_dir)]
     teardown_killed = False
     t0 = time.perf_counter()
     with open(run_dir / "mpiexec.out", "wb") as out, open(run_dir / "mpiexec.err", "wb") as err:
-        proc = subprocess.Popen(cmd, stdout=out, stderr=err, env=env(), start_new_session=True, cwd=str(ROOT))
-        status, all_done = None, None
-        while status is None:
-            try:
-                proc.wait(timeout=0.2)
-                status = "finished" if proc.returncode == 0 else "error"
-                break
-            except subprocess.TimeoutExpired:
-                pass
-            now = time.perf_counter()
-            if all_done is None and all((run_dir / f"result-{p}.json").exists() for p in range(cfg.n)):
-                all_done = now
-            if all_done is not None and now - all_done > TEARDOWN_GRACE:
-                # every rank finished its run and wrote its result, but MPI's
-                # teardown does not end (seen after ULFM spawns): not a hang of the run
-                status = "finished"
-                teardown_killed = True
-            elif now - t0 > timeout:
-                status = "hang"
-        if proc.poll() is None:
-            proc.terminate()  # mpiexec ends its ranks (they live in process groups of their own)
-            try:
-                proc.wait(timeout=5)
-            except subprocess.TimeoutExpired:
-                os.killpg(proc.pid, signal.SIGKILL)
-                proc.wait()
-    _kill_leftover_ranks(run_dir)
+        # its own session, so that a hang is killed as a group; an interrupt
+        # (Ctrl-C reaches only our process group) ends it in the finally below
+        proc = subprocess.Popen(cmd, stdout=out, stderr=err, env=env(), start_new_session=True,
+                                cwd=str(run_dir))
+        try:
+            status, all_done = None, None
+            while status is None:
+                try:
+                    proc.wait(timeout=0.2)
+                    status = "finished" if proc.returncode == 0 else "error"
+                    break
+                except subprocess.TimeoutExpired:
+                    pass
+                now = time.perf_counter()
+                if all_done is None and all((run_dir / f"result-{p}.json").exists() for p in range(cfg.n)):
+                    all_done = now
+                if all_done is not None and now - all_done > TEARDOWN_GRACE:
+                    # every rank finished its run and wrote its result, but MPI's
+                    # teardown does not end (seen after ULFM spawns): not a hang of the run
+                    status = "finished"
+                    teardown_killed = True
+                elif now - t0 > timeout:
+                    status = "hang"
+        finally:
+            _end(proc)
+            _kill_leftover_ranks(run_dir)
     seconds = time.perf_counter() - t0
     text = (run_dir / "mpiexec.err").read_text(errors="replace")
     results = [load_result(run_dir, p) for p in range(cfg.n)]
@@ -237,9 +271,18 @@ def reference(cfg: RunConfig, root: Path, timeout: float, hostfile: str | None =
 
 
 def run(cfg: RunConfig, run_dir: Path, timeout: float = 120.0, hostfile: str | None = None,
-        check: bool = True) -> RunReport:
-    run_dir = Path(run_dir)
+        check: bool = True, progress=None) -> RunReport:
+    """Launch ``cfg`` in ``run_dir`` after its failure-free reference (in
+    ``RUN_DIR.ref`` beside it, once per workload and size); ``progress`` is
+    told each phase."""
+    run_dir = check_run_dir(run_dir)
+    check_run_dir(run_dir.parent / f"{run_dir.name}.ref" / "reference")
+    key = (cfg.workload, cfg.n, cfg.nodes, cfg.iters, cfg.size)
+    if progress and key not in _REFERENCE:
+        progress(f"failure-free reference: {cfg.workload}, {cfg.n} ranks (in {run_dir.name}.ref)")
     ref = reference(cfg, run_dir.parent / f"{run_dir.name}.ref", timeout, hostfile)
+    if progress:
+        progress(f"{cfg.mutant or cfg.protocol} on {cfg.workload}, {cfg.mode} mode (timeout {timeout:g} s)")
     got = launch(cfg, run_dir, timeout, hostfile)
     specs = [f"node:{c.node}@{c.at}" if c.node is not None else f"{c.rank}@{c.at}" for c in cfg.crashes]
     failures = max((r.failures for r in got.results if r is not None), default=0)

@@ -2,6 +2,7 @@
 import json
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -81,3 +82,138 @@ def test_replay_draws_svg(tmp_path, capsys):
     assert "reproduced" in out and "CRASHES" in out
     text = svg.read_text()
     assert text.startswith("<svg") and "P0 (node" in text and "crash" in text and "rollback to C" in text
+
+
+# --- outputs: rrcheck.files ------------------------------------------------------------------
+
+def test_outputs_write_through_symlinks_keep_devices_and_get_the_umask(tmp_path):
+    import os
+    import stat
+
+    from rrcheck.files import write_text
+    old = os.umask(0o022)
+    try:
+        write_text(tmp_path / "new.txt", "a")
+        assert stat.S_IMODE((tmp_path / "new.txt").stat().st_mode) == 0o644
+        target = tmp_path / "target.txt"
+        target.write_text("old")
+        os.chmod(target, 0o600)
+        (tmp_path / "link.txt").symlink_to(target)
+        write_text(tmp_path / "link.txt", "new")
+        assert (tmp_path / "link.txt").is_symlink() and target.read_text() == "new"
+        assert stat.S_IMODE(target.stat().st_mode) == 0o600
+        write_text("/dev/null", "x")
+        assert stat.S_ISCHR(os.stat("/dev/null").st_mode)
+        assert not list(tmp_path.glob(".*.tmp"))
+    finally:
+        os.umask(old)
+
+
+def test_replay_svg_to_dev_null_and_stdout(tmp_path, capsys):
+    import os
+    import stat
+    main(["check", "--mutant", "sbml/no-event-logging", "--out", str(tmp_path)])
+    f = next(tmp_path.glob("*.json"))
+    capsys.readouterr()
+    assert main(["replay", str(f), "--svg", "/dev/null"]) == 0
+    assert stat.S_ISCHR(os.stat("/dev/null").st_mode)
+    capsys.readouterr()
+    assert main(["replay", str(f), "--svg", "-"]) == 0
+    assert capsys.readouterr().out.startswith("<svg")
+
+
+# --- honest results --------------------------------------------------------------------------
+
+def test_check_protocol_checks_every_default_scenario(capsys):
+    from rrcheck.checker.scenarios import DEFAULTS
+    assert main(["check", "coordinated", "--json", "--no-progress"]) == 0
+    d = json.loads(capsys.readouterr().out)
+    assert [c["scenario"].split()[0] for c in d["checks"]] == [s.workload for s in DEFAULTS["coordinated"]]
+    assert all(c["verdict"] == "pass" and c["vacuous"] is False for c in d["checks"])
+    assert all(" n=2/" in c["scenario"] for c in d["checks"])     # the values used
+
+
+def test_a_pass_that_exercised_nothing_says_so(capsys):
+    assert main(["check", "sbml", "--scenario", "2", "--failures", "0", "--json"]) == 0
+    out, err = capsys.readouterr()
+    d = json.loads(out)
+    assert d["vacuous"] is True and "no failure" in d["vacuous_reason"] and "VACUOUS" in err
+    # pingpong has no checkpoint site: a checkpoint bound with no checkpoint taken
+    assert main(["check", "coordinated", "--workload", "pingpong", "--at-sites", "--checkpoints", "1"]) == 0
+    out, err = capsys.readouterr()
+    assert "VACUOUS" in out and "no checkpoint taken" in err
+
+
+def test_the_witness_line_shows_the_protocols_witnesses(capsys):
+    assert main(["check", "coordinated", "--scenario", "1"]) == 0
+    out = capsys.readouterr().out
+    assert "theorem1_lines_checked" in out and "crash_receiver_before_t2" not in out
+    assert main(["check", "hmpl", "--scenario", "1"]) == 0
+    out = capsys.readouterr().out
+    assert "crash_receiver_before_t2" in out and "late_messages_logged" not in out
+
+
+def test_interrupted_check_all_keeps_its_finished_rows(tmp_path):
+    import signal
+    import time
+    p = subprocess.Popen([sys.executable, "-m", "rrcheck", "check", "--all", "--json", "--out", str(tmp_path)],
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=tmp_path)
+    first = p.stdout.readline()          # the first row, as soon as it finishes
+    time.sleep(0.5)
+    p.send_signal(signal.SIGINT)
+    rest, err = p.communicate(timeout=120)
+    rows = [json.loads(x) for x in (first + rest).splitlines()]
+    assert p.returncode == 130
+    assert rows[0]["verdict"] == "pass" and rows[0]["protocol"] == "correlated-set"
+    summary = rows[-1]
+    assert summary["summary"] and summary["interrupted"] and not summary["ok"]
+    assert summary["finished"] == len(rows) - 1 >= 1
+    assert "[1/" in err and "interrupted" not in err.splitlines()[0]
+
+
+# --- a workload written by hand --------------------------------------------------------------
+
+RACE = Path(__file__).resolve().parent.parent / "examples" / "race.toml"
+
+
+def test_a_hand_written_workload_is_checked_fuzzed_and_replayed(tmp_path, capsys, monkeypatch):
+    import shutil
+    w = tmp_path / "race.toml"
+    shutil.copy(RACE, w)
+    monkeypatch.chdir(tmp_path)
+    assert main(["check-workload", "race.toml"]) == 0
+    assert main(["check", "--mutant", "sbml/no-event-logging", "--workload", "race.toml", "--checkpoints", "0",
+                 "--crash-kinds", "process", "--out", "cx"]) == 1
+    assert main(["fuzz", "--mutant", "sbml/no-event-logging", "--workload", "race.toml", "--checkpoints", "0",
+                 "--out", "fz"]) == 1
+    capsys.readouterr()
+    w.unlink()                              # the counterexamples carry the workload
+    for f in [*Path("cx").glob("*.json"), *Path("fz").glob("*.json")]:
+        assert main(["replay", str(f)]) == 0
+        assert "reproduced" in capsys.readouterr().out
+
+
+def test_a_workload_document_passes_the_correct_protocol_with_the_api():
+    from rrcheck import check
+    ping = {"name": "ping", "determinism": "deterministic", "nodes": [0, 1],
+            "process": [{"program": [{"op": "send", "to": 1}, {"op": "checkpoint_site"}, {"op": "recv", "from": 1}]},
+                        {"program": [{"op": "recv", "from": 0}, {"op": "send", "to": 0}]}]}
+    c = check("sbml", ping, crash_kinds=("process",), failures=1, checkpoints=0)
+    assert c.result.verdict == "pass" and c.vacuous is None and c.result.witnesses["rollbacks"] > 0
+    assert c.scenario.label().startswith("ping.json n=2/2nodes")
+    c = check(mutant="sbml/no-event-logging", workload=str(RACE), crash_kinds=("process",))
+    assert c.result.verdict == "violation" and c.result.violation.property == "NoOrphan"
+
+
+def test_an_incomplete_check_all_exits_3(tmp_path, capsys):
+    assert main(["check", "--all", "--max-states", "10", "--no-progress", "--out", str(tmp_path)]) == 3
+    out = capsys.readouterr().out
+    assert "INCOMPLETE" in out and "incomplete" in out.splitlines()[-2]
+
+
+def test_every_curated_counterexample_replays_with_its_values(capsys):
+    root = Path(__file__).resolve().parent.parent / "counterexamples"
+    for f in sorted(root.glob("*.json")):
+        assert main(["replay", str(f), "--json"]) == 0, f
+        d = json.loads(capsys.readouterr().out)
+        assert d["reproduced"] and d["difference"] is None

@@ -16,7 +16,8 @@ from rrcheck.grouping.groups import compact
 from rrcheck.grouping.capture import FirstIterationCapture, from_sends
 from rrcheck.grouping.cost import cost_eq1, evaluate, node_restart_ratio, restart_ratio
 from rrcheck.grouping.io import load_graph, load_grouping, save_graph
-from rrcheck.grouping.patterns import cgpop, cgpop_land, geofem, grid2d, grid3d, load_pattern
+from rrcheck.grouping.coastline import mercator_latitudes, ocean_points
+from rrcheck.grouping.patterns import _block_ocean, cgpop, cgpop_ellipses, geofem, grid2d, grid3d, load_pattern, node_block
 from rrcheck.grouping.placement import dual_bisection, grid_cells
 from rrcheck.grouping.rpcs import NodeGrid, propagate_group_ids, rpcs_regions
 
@@ -271,10 +272,80 @@ def test_straight_bisections_reproduce_lu_table1_row_and_metis_ones_flip_it():
 
 
 # ---------------------------------------------------------------- patterns
-def test_cgpop_all_ocean_control_has_no_silent_process():
-    g = cgpop(land=False)
+@pytest.fixture(scope="module")
+def coastline():
+    return cgpop(), ocean_points()
+
+
+def test_cgpop_all_ocean_control_has_no_silent_process(coastline):
+    g = cgpop(land="none")
     assert np.all(np.diff(g.indptr) > 0)
-    assert g.total_volume > cgpop().total_volume
+    assert g.total_volume > coastline[0].total_volume
+
+
+def test_cgpop_grid_is_pop_tenth_degree_mercator():
+    lat = mercator_latitudes(2400)
+    assert lat[0] == pytest.approx(-78.5, abs=0.02) and lat[-1] == pytest.approx(72.86, abs=0.05)
+    dlat = np.diff(lat)
+    assert np.allclose(dlat, 0.1 * np.cos(np.radians((lat[1:] + lat[:-1]) / 2)), rtol=1e-3)  # square cells
+
+
+def test_cgpop_real_coastline_land_fraction_and_blocks(coastline):
+    """Earth's mask from the package's own data (no network): about a third land on the
+    grid, the continents where they belong, and blocks of land silent."""
+    g, ocean = coastline
+    assert ocean.shape == (3600, 2400)
+    assert 0.33 < 1 - ocean.mean() < 0.38
+    lat, lon = mercator_latitudes(2400), -180 + (np.arange(3600) + 0.5) * 0.1
+    at = lambda la, lo: ocean[np.abs(lon - lo).argmin(), np.abs(lat - la).argmin()]  # noqa: E731
+    assert not at(0.0, 20.0) and not at(40.0, -100.0) and not at(-25.0, 135.0)   # Africa, N. America, Australia
+    assert at(0.0, -30.0) and at(-40.0, 80.0) and at(20.0, -150.0)               # Atlantic, Indian, Pacific
+    points, ew, ns = _block_ocean(ocean, 150, 150)
+    assert points.shape == (150, 150) and points.sum() == ocean.sum()
+    all_land = (points == 0).ravel()
+    assert 0.25 < all_land.mean() < 0.35
+    degree = np.diff(g.indptr)
+    assert (g.n, g.n_nodes) == (22500, 1440)
+    assert np.all(degree[all_land] == 0)                       # land blocks do not communicate
+    assert np.count_nonzero(degree == 0) - all_land.sum() < 100  # ocean blocks cut off by land on every side
+    assert ew.max() <= 16 and ns.max() <= 24
+    assert g.weights.max() <= 2 * (2 * 24 * 8) and g.weights.min() >= 2 * (2 * 8)  # both ways, 2 halo rows of 8 B
+
+
+def test_cgpop_is_periodic_east_west(coastline):
+    g, _ = coastline
+    py = 150
+    src = np.repeat(np.arange(g.n), np.diff(g.indptr))
+    x_src, x_dst, y_src, y_dst = src // py, g.indices // py, src % py, g.indices % py
+    wrap = (x_src == 0) & (x_dst == 149)
+    assert wrap.any() and np.all(y_src[wrap] == y_dst[wrap])      # 180° W meets 180° E, row by row
+    assert not ((y_src == 0) & (y_dst == 149)).any()                # no north-south wrap
+
+
+def test_cgpop_controls():
+    land = cgpop_ellipses().ravel()
+    g = cgpop(land="ellipses")
+    degree = np.diff(g.indptr)
+    assert np.all(degree[land] == 0) and np.all(degree[~land] > 0)
+    with pytest.raises(UsageError, match="choose coastline"):
+        cgpop(land="mars")
+    assert load_pattern("cgpop:ellipses").name == "cgpop:ellipses"
+
+
+def test_grid_patterns_with_processes_per_node():
+    g = load_pattern("grid2d:8x6/4")
+    assert (g.n, g.n_nodes) == (48, 12) and np.all(np.bincount(g.node_of) == 4)
+    assert node_block((8, 6), 4) == (2, 2) and node_block((4, 4, 4), 8) == (2, 2, 2)
+    h = load_pattern("grid3d:4x4x4/8")
+    assert (h.n, h.n_nodes) == (64, 8)
+    # a node holds a box of neighbours: every process shares its node with a grid neighbour
+    src = np.repeat(np.arange(g.n), np.diff(g.indptr))
+    same = g.node_of[src] == g.node_of[g.indices]
+    assert all(same[src == p].any() for p in range(g.n))
+    assert grid2d(4, 4).n_nodes == 16                                  # default: vertices are nodes
+    for bad in ("grid2d:8x6/5", "grid2d:8x6/0", "grid2d:8x6/x"):
+        with pytest.raises(UsageError):
+            load_pattern(bad)
 
 
 def test_scaling_fit_separates_a_per_call_constant():
@@ -290,13 +361,8 @@ def test_scaling_fit_separates_a_per_call_constant():
     assert fit(ns, ts)[0] < 0.9                                    # a plain power law reads it as sub-linear
 
 
-def test_cgpop_like_pattern_has_silent_land_processes_and_full_nodes():
-    g = cgpop()
-    assert (g.n, g.n_nodes) == (22500, 1440)
-    land = cgpop_land().ravel()
-    degree = np.diff(g.indptr)
-    assert np.all(degree[land] == 0) and np.all(degree[~land] > 0)
-    per_node = np.bincount(g.node_of)
+def test_cgpop_like_pattern_has_full_nodes(coastline):
+    per_node = np.bincount(coastline[0].node_of)
     assert per_node.min() >= 15 and per_node.max() <= 16          # FX10 nodes have 16 cores
 
 

@@ -18,7 +18,7 @@ from typing import Callable, Iterable
 from rrcheck.checker.ghost import History
 
 GENERAL = ("NoLostMessage", "NoDuplicateDelivery", "NoOrphan", "FailureFreeEquivalence",
-           "Termination", "RollbackScope", "Theorem1")
+           "Termination", "RollbackScope", "NoInTransitInGroup")
 
 DESCRIPTIONS = {
     "NoLostMessage": "every message sent in its sender's current history and not yet delivered is still "
@@ -28,8 +28,12 @@ DESCRIPTIONS = {
     "FailureFreeEquivalence": "a terminated run with failures ends in the final state of some failure-free run",
     "Termination": "no reachable state is stuck with unfinished processes or an unfinished recovery",
     "RollbackScope": "only the processes the protocol promises roll back after a failure",
-    "Theorem1": "seed 000 Thm 1: at a rollback of a correlated set, no intra-set message crosses its "
-                "recovery line from past to future",
+    # "in transit" as Bouteiller et al. §2.1 define it (sent before the recovery line, received after);
+    # a message the checkpoint recorded (Chandy-Lamport's channel state, C3's late-message log, the
+    # receiver's queue) counts as delivered, as in the proof of their Theorem 1
+    "NoInTransitInGroup": "at a rollback of a group that checkpoints in coordination, no message between two "
+                          "of its members is in transit at its recovery line (sent before it, received after) "
+                          "unless the checkpoint recorded it",
 }
 
 
@@ -45,6 +49,7 @@ class Property:
     transition: Callable | None = None  # (judge, before, action, after, obs)
     state: Callable | None = None       # (judge, s)
     terminal: Callable | None = None    # (judge, s), only at terminal states with everything finished
+    refines: str | None = None          # a general property this one names for its protocols
 
 
 OWN: dict[str, Property] = {}
@@ -88,7 +93,7 @@ def contradicted(sent: tuple[int, ...], delivered: Iterable[tuple[int, int]]) ->
 
 
 def crossing(sent: tuple[int, ...], received: set[int]) -> list[int]:
-    """Theorem 1: messages sent before the line (``sent``) and not received
+    """NoInTransitInGroup: messages sent before the line (``sent``) and not received
     before it (``received``): they cross the recovery line past → future."""
     return [k for k in range(len(sent)) if k not in received]
 
@@ -107,6 +112,9 @@ class Judge:
         self._own_transition = [p.transition for p in own if p.transition]
         self._own_state = [p.state for p in own if p.state]
         self._own_terminal = [p.terminal for p in own if p.terminal]
+        # the name a violation of NoInTransitInGroup takes: a protocol's own reading if it has one
+        line = [p.name for p in own if p.refines == "NoInTransitInGroup"]
+        self._line = line[0] if line else "NoInTransitInGroup" if "NoInTransitInGroup" in self.props else None
 
     # -- transitions -----------------------------------------------------------
     def transition(self, before, action, after, obs) -> Violation | None:
@@ -193,16 +201,16 @@ class Judge:
                     continue
                 img_q = sysm.image(after, q, cid)
                 if img_q is None:
-                    if "Theorem1" in self.props:
-                        return Violation("Theorem1", f"P{p} rolls back to checkpoint {cid}, which P{q} of its "
+                    if self._line:
+                        return Violation(self._line, f"P{p} rolls back to checkpoint {cid}, which P{q} of its "
                                          f"set never took: no recovery line", {"process": p, "peer": q, "cid": cid})
                     continue
                 w["theorem1_internal_messages"] += len(img_q.ghost.sent[p])
                 bad = crossing(img_q.ghost.sent[p], received[q])
-                if bad and "Theorem1" in self.props:
-                    return Violation("Theorem1",
-                                     f"message #{bad[0]} from P{q} to P{p} crosses the recovery line of "
-                                     f"checkpoint {cid} from past to future inside one set",
+                if bad and self._line:
+                    return Violation(self._line,
+                                     f"message #{bad[0]} from P{q} to P{p} is in transit at the recovery line "
+                                     f"of checkpoint {cid} (sent before it, received after) inside one group",
                                      {"sender": q, "receiver": p, "k": bad[0], "cid": cid,
                                       "set": list(group)})
         return None
@@ -326,5 +334,6 @@ class Judge:
 from rrcheck.checker.invariants import send_deterministic  # noqa: E402,F401
 from rrcheck.checker.invariants import app_level  # noqa: E402,F401
 from rrcheck.checker.invariants import hmpl  # noqa: E402,F401
+from rrcheck.checker.invariants import correlated_set  # noqa: E402,F401
 
 PROPERTIES = GENERAL + tuple(OWN)

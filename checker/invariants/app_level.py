@@ -101,10 +101,10 @@ def _classify(judge, after, o) -> None:
 
 register(
     Property("LogEndNoBackwardCrossing",
-             "seed 001 Log-End line: no message sent after its sender stopped logging is received while its "
+             "Bronevetsky et al., C3 Log-End line: no message sent after its sender stopped logging is received while its "
              "receiver still logs that epoch", (PROTOCOL,), transition=no_backward_crossing),
     Property("LogEndNoLateCrossing",
-             "seed 001 Log-End line: every late message is received before its receiver stops logging "
+             "Bronevetsky et al., C3 Log-End line: every late message is received before its receiver stops logging "
              "(witnesses: past, late, early and future messages at each rollback)", (PROTOCOL,),
              transition=no_late_crossing),
 )

@@ -95,9 +95,9 @@ def restart_terminal(judge, s):
 
 register(
     Property("CausalReplayOrder",
-             "seed 003 §3.2: no process delivers a message causally after a send of its own group that the "
+             "Guermouche & Ropars 2011 §3.2: no process delivers a message causally after a send of its own group that the "
              "group's re-execution has not made again", PROTOCOLS, transition=causal_transition),
     Property("RestartTermination",
-             "seed 003 Fig. 5–6: every restart ends; no process is left restarting, counting a group as "
+             "Guermouche & Ropars 2011 Fig. 5–6: every restart ends; no process is left restarting, counting a group as "
              "restarting or buffering messages for it", PROTOCOLS, terminal=restart_terminal),
 )

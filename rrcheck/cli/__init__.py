@@ -25,7 +25,7 @@ class Parser(argparse.ArgumentParser):
 
 
 def parser() -> argparse.ArgumentParser:
-    from rrcheck.cli import check, fuzz, tla
+    from rrcheck.cli import check, fuzz, predict, prove, tla
     from rrcheck.grouping import cli as grouping_cli
     from rrcheck.runtime import cli as runtime_cli
     p = Parser(prog="rrcheck", description="Model checking of rollback-recovery protocols.")
@@ -33,14 +33,26 @@ def parser() -> argparse.ArgumentParser:
     sub = p.add_subparsers(dest="cmd", required=True, parser_class=Parser)
     check.add_parsers(sub)
     fuzz.add_parser(sub)
+    prove.add_parser(sub)
+    predict.add_parser(sub)
     tla.add_parser(sub)
     runtime_cli.add_parsers(sub)
     grouping_cli.add_parser(sub)
     return p
 
 
+def _interrupt(signum, frame):
+    raise KeyboardInterrupt
+
+
 def main(argv: list[str] | None = None) -> int:
     args = parser().parse_args(argv)
+    # Ctrl-C, a kill or a closed terminal all end a command the same way: every
+    # process it started is ended and what was finished is kept
+    import signal
+    import threading
+    before = {sig: signal.signal(sig, _interrupt) for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)} \
+        if threading.current_thread() is threading.main_thread() else {}
     try:
         return args.func(args)
     except UsageError as e:
@@ -52,3 +64,6 @@ def main(argv: list[str] | None = None) -> int:
     except BrokenPipeError:  # `rrcheck list | head`
         sys.stderr.close()
         return 0
+    finally:
+        for sig, handler in before.items():
+            signal.signal(sig, handler)

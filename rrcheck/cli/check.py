@@ -5,7 +5,7 @@
                   [--checkpoints C] [--mutant NAME] [--json] ...
     rrcheck check --all
     rrcheck check-workload W
-    rrcheck replay FILE [--svg OUT]
+    rrcheck replay FILE [--svg OUT] [--explain] [--html OUT] [--json]
     rrcheck fuzz PROTOCOL [--mutant NAME] [--procs N] [--failures F] [--examples K] [--seed S] [--json]
     rrcheck group PATTERN --method node|metis|rcb|rpcs --groups K
 
@@ -17,76 +17,156 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
 from pathlib import Path
 
 from rrcheck.checker.errors import UsageError
 from rrcheck.checker.invariants import DESCRIPTIONS
 
-KEY_WITNESSES = ("rollbacks", "survivor_rollbacks", "crashes", "node_crashes", "checkpoints", "processes_checkpointed",
-                 "in_transit_at_recovery_line", "orphan_situations", "orphans_regenerated_identically",
-                 "theorem1_lines_checked", "theorem1_internal_messages", "replayed_receptions",
-                 "logged_messages_resent", "duplicates_dropped", "in_transit_recorded", "in_transit_restored",
-                 "terminal_states_after_failure", "phase_raised_by_other_group", "orphans_rereceived",
-                 "replays_held_for_orphans", "replayed_messages", "messages_buffered_during_restart",
-                 "logged_messages_collected", "restarts_ended",
-                 "late_messages_logged", "late_messages_replayed",
-                 "early_messages_recorded", "early_resends_suppressed", "intra_epoch_messages", "collectives_from_log",
-                 "crash_receiver_before_t2", "crash_receiver_t2_t4",
-                 "crash_receiver_t4_t6", "crash_receiver_after_t6", "crash_sender_with_tb", "wildcard_waits",
-                 "tb_messages_resent", "logger_dropped_unacked")
+# The witnesses every protocol's pass is read by, then those of each
+# protocol (the notes its handlers and its own properties count).
+GENERAL_WITNESSES = ("crashes", "node_crashes", "rollbacks", "survivor_rollbacks", "checkpoints",
+                     "processes_checkpointed", "in_transit_at_recovery_line", "orphan_situations",
+                     "orphans_regenerated_identically", "terminal_states_after_failure")
+_LOGGING = ("replayed_receptions", "duplicates_dropped")
+_RECEIVER = _LOGGING + ("wildcard_waits", "tb_messages_resent", "logger_dropped_unacked")
+PROTOCOL_WITNESSES = {
+    "correlated-set": ("theorem1_lines_checked", "theorem1_internal_messages") + _LOGGING
+    + ("logged_messages_resent",),
+    "sbml": _LOGGING + ("logged_messages_resent",),
+    "rbml": _RECEIVER,
+    "hmpl": _RECEIVER + ("crash_receiver_before_t2", "crash_receiver_t2_t4", "crash_receiver_t4_t6",
+                         "crash_receiver_after_t6", "crash_sender_with_tb"),
+    "coordinated": ("theorem1_lines_checked",),
+    "chandy-lamport": ("theorem1_lines_checked", "in_transit_recorded", "in_transit_restored"),
+    "send-deterministic": ("phase_raised_by_other_group", "orphans_rereceived", "replays_held_for_orphans",
+                           "replayed_messages", "messages_buffered_during_restart", "logged_messages_resent",
+                           "duplicates_dropped", "logged_messages_collected", "restarts_ended"),
+    "app-level": ("late_messages_logged", "late_messages_replayed", "early_messages_recorded",
+                  "early_resends_suppressed", "intra_epoch_messages", "collectives_from_log"),
+}
+
+
+def witnesses_of(protocol: str, w: dict) -> dict:
+    return {k: w.get(k, 0) for k in GENERAL_WITNESSES + PROTOCOL_WITNESSES.get(protocol, ())}
+
+
+def nonneg(name: str, least: int = 0):
+    """An argparse type: an integer of at least ``least``, else one usage line."""
+    def parse(text: str) -> int:
+        try:
+            v = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{name} takes a whole number, not {text!r}") from None
+        if v < least:
+            raise argparse.ArgumentTypeError(f"{name} must be at least {least}, not {v}")
+        return v
+    return parse
+
+
+def positive_float(name: str):
+    def parse(text: str) -> float:
+        try:
+            v = float(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{name} takes a number of seconds, not {text!r}") from None
+        if not v > 0 or v == float("inf"):
+            raise argparse.ArgumentTypeError(f"{name} must be a positive number of seconds, not {text}")
+        return v
+    return parse
+
+
+SCENARIO_OPTIONS = ("workload", "procs", "nodes", "failures", "checkpoints", "at_sites", "crash_kinds",
+                    "depth", "no_failure_during_recovery")
+
+
+def _given(args, name: str) -> bool:
+    v = getattr(args, name, None)
+    return v is not None and v is not False
 
 
 def scenario_args(s: argparse.ArgumentParser) -> None:
     """The options that change a default scenario (check, fuzz)."""
-    s.add_argument("--workload")
-    s.add_argument("--procs", type=int)
-    s.add_argument("--nodes", type=int)
-    s.add_argument("--failures", type=int)
-    s.add_argument("--checkpoints", type=int)
+    s.add_argument("--workload", metavar="W",
+                   help="a workload (rrcheck list) or a .toml/.json workload file "
+                        "(default: the protocol's default scenarios)")
+    s.add_argument("--procs", type=nonneg("--procs", 2), metavar="N",
+                   help="processes, at least 2 (default: the scenario's)")
+    s.add_argument("--nodes", type=nonneg("--nodes", 1), metavar="M",
+                   help="nodes the processes are placed on in blocks, 1 to --procs (default: the scenario's)")
+    s.add_argument("--failures", type=nonneg("--failures"), metavar="F",
+                   help="crashes allowed per run, 0 or more (default: the scenario's, usually 1)")
+    s.add_argument("--checkpoints", type=nonneg("--checkpoints"), metavar="C",
+                   help="checkpoints allowed per process, 0 or more (default: the scenario's)")
     s.add_argument("--at-sites", action="store_true",
-                   help="checkpoints only at the workload's checkpoint sites")
+                   help="checkpoints only at the workload's checkpoint sites (default: anywhere)")
+    s.add_argument("--crash-kinds", default=None, metavar="KINDS",
+                   help="process, node or process,node: what may crash (default: the scenario's)")
+    s.add_argument("--depth", type=nonneg("--depth", 1), metavar="D",
+                   help="bound on the length of explored runs, in events (default 10000)")
+    s.add_argument("--no-failure-during-recovery", action="store_true",
+                   help="no crash while a recovery is under way (Meyer's thesis assumes so; default: allowed)")
 
 
 def add_parsers(sub) -> None:
 
     s = sub.add_parser("list", help="protocols, mutants, workloads and invariants")
-    s.add_argument("--json", action="store_true")
+    s.add_argument("--json", action="store_true", help="print JSON on stdout instead of a table")
     s.set_defaults(func=cmd_list)
 
-    s = sub.add_parser("check", help="explore a protocol's state space against the invariants")
-    s.add_argument("protocol", nargs="?")
-    s.add_argument("--all", action="store_true", help="every protocol and every mutant on its default scenarios")
+    s = sub.add_parser("check", help="explore a protocol's state space against the invariants",
+                       description="Check a protocol on each of its default scenarios (or the one --scenario "
+                                   "names, or the one the scenario options describe), a mutant on its own, "
+                                   "or with --all every protocol and mutant.")
+    s.add_argument("protocol", nargs="?", help="a protocol (rrcheck list)")
+    s.add_argument("--all", action="store_true", help="every protocol on its default scenarios and every mutant "
+                   "on its own; one row each as it finishes")
+    s.add_argument("--scenario", type=nonneg("--scenario", 1), metavar="K",
+                   help="only the protocol's K-th default scenario (default: all of them)")
     scenario_args(s)
-    s.add_argument("--depth", type=int, help="bound on the length of explored runs")
-    s.add_argument("--crash-kinds", default=None, help="process,node (default both)")
-    s.add_argument("--mutant")
-    s.add_argument("--no-failure-during-recovery", action="store_true",
-                   help="no crash while a recovery is under way (seed 004 L623)")
-    s.add_argument("--grouping", help="a JSON file with one group id per process, or METHOD:K (grouping/)")
-    s.add_argument("--property", action="append", dest="properties", help="check only these (repeatable)")
-    s.add_argument("--strategy", choices=("bfs", "dfs", "random"), default="bfs")
-    s.add_argument("--max-states", type=int)
-    s.add_argument("--time-limit", type=float)
-    s.add_argument("--seed", type=int, default=0)
-    s.add_argument("--no-reduce", action="store_true", help="explore every interleaving (no reductions)")
-    s.add_argument("--out", default="rrcheck-out", help="where counterexamples are written")
+    s.add_argument("--mutant", help="check this mutant (rrcheck list) instead of the correct protocol")
+    s.add_argument("--grouping", metavar="FILE|METHOD:K",
+                   help="groups (correlated sets): a JSON file with one group id per process (rrcheck group "
+                        "--save), or METHOD:K to form K groups (default: one per node)")
+    s.add_argument("--property", action="append", dest="properties", metavar="P",
+                   help="check only this property (repeatable; default: every one that applies)")
+    s.add_argument("--strategy", choices=("bfs", "dfs", "random"), default="bfs",
+                   help="search order: breadth-first (shortest counterexamples), depth-first, or seeded "
+                        "random walks (default bfs)")
+    s.add_argument("--max-states", type=nonneg("--max-states", 1), metavar="S",
+                   help="stop a search after S states: the result is incomplete, exit 3 (default: no bound)")
+    s.add_argument("--time-limit", type=positive_float("--time-limit"), metavar="SECONDS",
+                   help="stop a search after this many seconds: incomplete, exit 3 (default: no limit)")
+    s.add_argument("--seed", type=int, default=0, help="seed of --strategy random (default 0)")
+    s.add_argument("--no-reduce", action="store_true",
+                   help="explore every interleaving, without the reductions (default: reduced)")
+    s.add_argument("--out", default="rrcheck-out", metavar="DIR",
+                   help="directory the counterexamples are written to (default ./rrcheck-out)")
     s.add_argument("--anyway", action="store_true",
                    help="check a workload outside the protocol's assumptions (e.g. not send-deterministic)")
-    s.add_argument("--json", action="store_true")
+    s.add_argument("--progress", action=argparse.BooleanOptionalAction, default=None,
+                   help="a [k/N] line on stderr before each check of --all or of several scenarios, and a "
+                        "live search line (default: on for those, the live line only on a terminal)")
+    s.add_argument("--json", action="store_true",
+                   help="print JSON on stdout: one document, or for --all one JSON line per row as it "
+                        "finishes and a last summary line")
     s.set_defaults(func=cmd_check)
 
     s = sub.add_parser("check-workload", help="verify a workload's determinism class on failure-free runs")
-    s.add_argument("workload")
-    s.add_argument("--procs", type=int)
-    s.add_argument("--nodes", type=int)
-    s.add_argument("--json", action="store_true")
+    s.add_argument("workload", help="a workload (rrcheck list) or a .toml/.json workload file")
+    s.add_argument("--procs", type=nonneg("--procs", 2), metavar="N", help="processes (default: the workload's)")
+    s.add_argument("--nodes", type=nonneg("--nodes", 1), metavar="M", help="nodes (default: the workload's)")
+    s.add_argument("--json", action="store_true", help="print JSON on stdout")
     s.set_defaults(func=cmd_check_workload)
 
     s = sub.add_parser("replay", help="re-execute a counterexample file and draw it")
-    s.add_argument("file")
-    s.add_argument("--svg", help="write a space-time diagram")
-    s.add_argument("--itf", help="write the run as an ITF trace (Apalache/Quint), one state per event")
-    s.add_argument("--json", action="store_true")
+    s.add_argument("file", help="a counterexample .json that rrcheck check or fuzz wrote")
+    s.add_argument("--svg", metavar="OUT", help="write a space-time diagram to OUT (- for stdout; default none)")
+    s.add_argument("--json", action="store_true", help="print JSON on stdout")
+    s.add_argument("--explain", action="store_true",
+                   help="classify each message at every rollback: past, in transit, orphan, future")
+    s.add_argument("--html", metavar="OUT", help="write a self-contained page that steps through the counterexample")
+    s.add_argument("--itf", metavar="OUT", help="write the run as an ITF trace (Apalache/Quint), one state per event")
     s.set_defaults(func=cmd_replay)
 
 
@@ -119,34 +199,63 @@ def cmd_list(args) -> int:
     return 0
 
 
-def _scenario(args):
-    from rrcheck.checker.scenarios import DEFAULTS, Scenario, scenario_for_mutant
-    from rrcheck.protocols.mutants import PROTOCOLS
-    if args.mutant:
-        base = scenario_for_mutant(args.mutant)
-    else:
-        if args.protocol not in PROTOCOLS:
-            raise UsageError(f"unknown protocol {args.protocol!r}; choose one of {', '.join(PROTOCOLS)}")
-        base = DEFAULTS[args.protocol][0]
-    kinds = base.crash_kinds
-    if args.crash_kinds:
-        kinds = tuple(k.strip() for k in args.crash_kinds.split(","))
-        if not kinds or any(k not in ("process", "node") for k in kinds):
-            raise UsageError("--crash-kinds takes process, node or process,node")
+def _crash_kinds(text: str | None):
+    if text is None:
+        return None
+    kinds = tuple(k.strip() for k in text.split(","))
+    if not kinds or any(k not in ("process", "node") for k in kinds) or len(set(kinds)) != len(kinds):
+        raise UsageError("--crash-kinds takes process, node or process,node")
+    return kinds
+
+
+def derive(base, args):
+    """``base`` with the scenario options given on the command line."""
+    from rrcheck.checker.scenarios import Scenario
     wl = args.workload or base.workload
     same = wl == base.workload
-    for name in ("failures", "checkpoints", "procs", "nodes", "max_states"):
-        v = getattr(args, name, None)
-        if v is not None and v < (1 if name in ("procs", "nodes", "max_states") else 0):
-            raise UsageError(f"--{name.replace('_', '-')} must be {'positive' if name != 'failures' else '0 or more'}")
-    if args.depth is not None and args.depth < 1:
-        raise UsageError("--depth must be positive")
     return Scenario(wl, args.procs if args.procs is not None else (base.procs if same else None),
                     args.nodes if args.nodes is not None else (base.nodes if same else None),
                     base.failures if args.failures is None else args.failures,
-                    base.checkpoints if args.checkpoints is None else args.checkpoints, kinds,
+                    base.checkpoints if args.checkpoints is None else args.checkpoints,
+                    _crash_kinds(args.crash_kinds) or base.crash_kinds,
                     at_sites=args.at_sites or (base.at_sites if same else False), depth=args.depth or base.depth,
                     no_failure_during_recovery=args.no_failure_during_recovery or base.no_failure_during_recovery)
+
+
+def plan(args) -> list[tuple[str, str | None, object]]:
+    """(protocol, mutant, scenario) of each check asked for."""
+    from rrcheck.checker.scenarios import DEFAULTS, scenario_for_mutant
+    from rrcheck.protocols.mutants import MUTANTS, PROTOCOLS
+    protocol, mutant = args.protocol, args.mutant
+    if mutant:
+        if mutant not in MUTANTS:
+            raise UsageError(f"unknown mutant {mutant!r}; `rrcheck list` shows them all")
+        protocol = protocol or MUTANTS[mutant].protocol
+        if protocol != MUTANTS[mutant].protocol:
+            raise UsageError(f"mutant {mutant!r} is a variant of {MUTANTS[mutant].protocol!r}, not {protocol!r}")
+        if args.scenario:
+            raise UsageError("--scenario picks a protocol's default scenario; a mutant has its own")
+        bases = [scenario_for_mutant(mutant)]
+    else:
+        if protocol not in PROTOCOLS:
+            raise UsageError(f"unknown protocol {protocol!r}; choose one of {', '.join(PROTOCOLS)}")
+        bases = list(DEFAULTS[protocol])
+        if args.scenario:
+            if args.scenario > len(bases):
+                raise UsageError(f"--scenario {args.scenario}: {protocol} has {len(bases)} default scenarios "
+                                 f"(1 to {len(bases)})")
+            bases = [bases[args.scenario - 1]]
+    if any(_given(args, k) for k in SCENARIO_OPTIONS):
+        bases = [derive(bases[0], args)]
+    from rrcheck.checker import workloads as W
+    from rrcheck.checker.invariants import applicable
+    mine = applicable(PROTOCOLS[protocol].name)
+    for prop in args.properties or ():
+        if prop not in mine:
+            raise UsageError(f"unknown property {prop!r} for {protocol}; choose among {', '.join(mine)}")
+    for sc in bases:  # a workload that cannot be built is refused now, not after another check
+        W.make(sc.workload, sc.procs, sc.nodes)
+    return [(protocol, mutant, sc) for sc in bases]
 
 
 def _grouping(spec: str | None, scenario) -> tuple[int, ...] | None:
@@ -160,82 +269,144 @@ def _grouping(spec: str | None, scenario) -> tuple[int, ...] | None:
             from rrcheck.grouping import CommGraph, make_grouping
         except ImportError:
             raise UsageError("--grouping METHOD:K needs the grouping extras (pip install -e .)")
-        if not k.isdigit():
-            raise UsageError(f"--grouping {spec!r}: K must be a number of groups")
+        if not k.isdigit() or not 1 <= int(k) <= workload.n:
+            raise UsageError(f"--grouping {spec!r}: K must be a number of groups from 1 to {workload.n}")
         graph = CommGraph.from_edges(workload.n, workload.comm_edges(), node_of=workload.node_of)
         return tuple(make_grouping(graph, method, int(k)))
     try:
-        data = json.loads(Path(spec).read_text())
-    except (OSError, json.JSONDecodeError) as e:
-        raise UsageError(f"--grouping {spec!r}: not a readable JSON list of group ids ({e})")
+        if Path(spec).stat().st_size > 1 << 20:
+            raise UsageError(f"--grouping {spec!r}: larger than 1 MiB; a grouping file is one id per process")
+        data = json.loads(Path(spec).read_bytes().decode())
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError, RecursionError) as e:
+        raise UsageError(f"--grouping {spec!r}: not a readable JSON list of group ids ({e.__class__.__name__})")
     if isinstance(data, dict):
         data = data.get("group_of")
     if not isinstance(data, list) or not all(isinstance(x, int) and not isinstance(x, bool) for x in data):
         raise UsageError(f"--grouping {spec!r}: expected a JSON list with one integer group id per process")
+    if len(data) != workload.n or any(not 0 <= g < workload.n for g in data):
+        raise UsageError(f"--grouping {spec!r}: {len(data)} group ids for {workload.n} processes "
+                         f"(each from 0 to {workload.n - 1})")
     return tuple(data)
 
 
+def _say(on: bool):
+    return (lambda text: print(f"rrcheck: {text}", file=sys.stderr, flush=True)) if on else (lambda text: None)
+
+
+EXIT = {"pass": 0, "violation": 1, "incomplete": 3}
+
+
 def cmd_check(args) -> int:
-    from rrcheck.checker.check import default_checks, run_check
+    from rrcheck.checker.check import run_check
+    from rrcheck.files import check_dir
     if args.all:
-        if args.protocol or args.mutant:
-            raise UsageError("--all checks every protocol and mutant; drop the protocol and --mutant")
-        return _check_all(args, default_checks)
+        if args.protocol or args.mutant or args.scenario or args.grouping or args.properties \
+                or any(_given(args, k) for k in SCENARIO_OPTIONS):
+            raise UsageError("--all checks every protocol and mutant on its own scenarios; drop the protocol, "
+                             "--mutant, --scenario, --grouping, --property and the scenario options")
+        return _check_all(args, check_dir(args.out, "--out"))
     if not args.protocol and not args.mutant:
         raise UsageError("name a protocol (rrcheck list) or use --all")
-    scenario = _scenario(args)
-    protocol = args.protocol
-    if args.mutant:
-        from rrcheck.protocols.mutants import MUTANTS
-        protocol = protocol or MUTANTS[args.mutant].protocol
-        if protocol != MUTANTS[args.mutant].protocol:
-            raise UsageError(f"mutant {args.mutant!r} is a variant of {MUTANTS[args.mutant].protocol!r}, "
-                             f"not {protocol!r}")
-    c = run_check(protocol, scenario, args.mutant, args.properties, Path(args.out),
-                  args.strategy, args.max_states, args.time_limit, args.seed, not args.no_reduce,
-                  _grouping(args.grouping, scenario), anyway=args.anyway)
+    checks = plan(args)
+    out = check_dir(args.out, "--out")
+    groupings = [_grouping(args.grouping, sc) for _, _, sc in checks]
+    say = _say(len(checks) > 1 and args.progress is not False)
+    if len(checks) > 1 and not args.json:
+        print(f"{checks[0][0]}: {len(checks)} default scenarios ({', '.join(sc.label() for _, _, sc in checks)})")
+    done = []
+    for k, ((protocol, mutant, sc), g) in enumerate(zip(checks, groupings), start=1):
+        say(f"[{k}/{len(checks)}] {mutant or protocol} {sc.label()}")
+        c = run_check(protocol, sc, mutant, args.properties, out, args.strategy, args.max_states, args.time_limit,
+                      args.seed, not args.no_reduce, g, anyway=args.anyway,
+                      progress=args.progress if len(checks) == 1 else False)
+        done.append(c)
+        if not args.json:
+            print_check(c)
+        if c.vacuous:
+            print(f"rrcheck: {mutant or protocol} on {sc.label()}: VACUOUS pass: {c.vacuous}", file=sys.stderr)
     if args.json:
-        print(json.dumps(c.as_dict(), indent=1))
-    else:
-        print_check(c)
-    return {"pass": 0, "violation": 1, "incomplete": 3}[c.result.verdict]
+        print(json.dumps(done[0].as_dict() if len(done) == 1 else
+                         {"protocol": checks[0][0], "checks": [c.as_dict() for c in done]}, indent=1))
+    verdicts = {c.result.verdict for c in done}
+    return 1 if "violation" in verdicts else 3 if "incomplete" in verdicts else 0
 
 
 def print_check(c) -> None:
     r = c.result
     who = c.mutant or c.protocol
-    print(f"{who} on {c.scenario.label()}: {r.verdict.upper()}")
+    print(f"{who} on {c.scenario.label()}: {r.verdict.upper()}" + (" (VACUOUS)" if c.vacuous else ""))
     if r.violation:
         print(f"  {r.violation.property}: {r.violation.message}")
     if r.reason:
         print(f"  incomplete: {r.reason}")
+    if c.vacuous:
+        print(f"  vacuous: {c.vacuous}")
     print(f"  {r.states:,} states, {r.transitions:,} transitions, depth {r.depth}, {r.seconds:.1f} s "
           f"({r.states_per_s:,.0f} states/s)")
-    w = {k: r.witnesses.get(k, 0) for k in KEY_WITNESSES}
+    w = witnesses_of(c.protocol, r.witnesses)
     print("  witnesses: " + ", ".join(f"{k} {v:,}" for k, v in w.items()))
     if c.counterexample:
         print(f"  counterexample ({len(r.trace)} events): {c.counterexample}")
         print(f"  see it: rrcheck replay {c.counterexample} --svg {Path(c.counterexample).with_suffix('.svg')}")
 
 
-def _check_all(args, default_checks) -> int:
-    out = Path(args.out)
-    checks = default_checks(out=out, max_states=args.max_states, time_limit=args.time_limit)
-    ok = all(c.expected for c in checks)
+def _check_all(args, out: Path) -> int:
+    """One row per check as it finishes (JSON: one line each, then a summary
+    line), so an interrupt keeps every finished row; exit 0 all as expected,
+    1 one is not, 3 one search incomplete and none unexpected, 130 interrupted."""
+    from rrcheck.checker.check import default_plan, run_check
+    todo = default_plan()
+    say = _say(args.progress is not False)
+    good = bad = incomplete = 0
+    vacuous = []
+    if not args.json:
+        print(f"{'protocol / mutant':<44} {'scenario':<34} {'verdict':<10} {'property':<22} {'states':>9} {'s':>6}",
+              flush=True)
+    interrupted = False
+    try:
+        for k, (protocol, mutant, sc) in enumerate(todo, start=1):
+            say(f"[{k}/{len(todo)}] {mutant or protocol} {sc.label()}")
+            c = run_check(protocol, sc, mutant, out=out, max_states=args.max_states, time_limit=args.time_limit,
+                          progress=False)
+            r = c.result
+            if r.verdict == "incomplete":
+                incomplete += 1
+                mark = "INCOMPLETE"
+            elif c.expected:
+                good += 1
+                mark = "ok" + (" VACUOUS" if c.vacuous else "")
+            else:
+                bad += 1
+                mark = "NOT CAUGHT" if mutant else "FAILED"
+            if c.vacuous:
+                vacuous.append(f"{protocol} on {sc.label()}: {c.vacuous}")
+            if args.json:
+                print(json.dumps(c.as_dict() | {"expected": c.expected}), flush=True)
+            else:
+                print(f"{(mutant or protocol):<44} {sc.label():<34} {r.verdict:<10} "
+                      f"{(r.violation.property if r.violation else '-'):<22} {r.states:>9,} {r.seconds:>6.1f}  {mark}",
+                      flush=True)
+    except KeyboardInterrupt:
+        interrupted = True
+    done = good + bad + incomplete
+    complete = done == len(todo)
+    code = 130 if interrupted else 1 if bad else 3 if incomplete or not complete else 0
     if args.json:
-        print(json.dumps({"ok": ok, "checks": [c.as_dict() for c in checks]}, indent=1))
-        return 0 if ok else 1
-    print(f"{'protocol / mutant':<44} {'scenario':<28} {'verdict':<10} {'property':<22} {'states':>9} {'s':>6}  ")
-    for c in checks:
-        r = c.result
-        mark = "ok" if c.expected else ("NOT CAUGHT" if c.mutant else "FAILED")
-        print(f"{(c.mutant or c.protocol):<44} {c.scenario.label():<28} {r.verdict:<10} "
-              f"{(r.violation.property if r.violation else '-'):<22} {r.states:>9,} {r.seconds:>6.1f}  {mark}")
-    good = sum(c.expected for c in checks)
-    print(f"\n{good}/{len(checks)} as expected: every protocol passes and every mutant is caught" if ok
-          else f"\n{len(checks) - good} of {len(checks)} NOT as expected")
-    print(f"counterexamples in {out}/ — rrcheck replay FILE --svg OUT.svg")
-    return 0 if ok else 1
+        print(json.dumps({"summary": True, "ok": code == 0, "checks": len(todo), "finished": done,
+                          "as_expected": good, "not_as_expected": bad, "incomplete": incomplete,
+                          "interrupted": interrupted, "vacuous": vacuous}), flush=True)
+    else:
+        if interrupted:
+            print(f"\nINTERRUPTED after {done} of {len(todo)} checks (the rows above are final)")
+        print(f"\n{good}/{len(todo)} as expected" + (": every protocol passes and every mutant is caught"
+                                                      if code == 0 else
+                                                      f"; {bad} NOT as expected, {incomplete} incomplete"))
+        for v in vacuous:
+            print(f"  vacuous pass: {v}")
+        print(f"counterexamples in {out}/ — rrcheck replay FILE --svg OUT.svg")
+    for v in vacuous:
+        print(f"rrcheck: VACUOUS pass: {v}", file=sys.stderr)
+    return code
 
 
 def cmd_check_workload(args) -> int:
@@ -259,20 +430,36 @@ def cmd_check_workload(args) -> int:
 
 
 def cmd_replay(args) -> int:
+    """Re-execute a counterexample; exit 0 only if the same violation, with the
+    same values, is reproduced; 1 saying what differs otherwise."""
     from rrcheck.checker import trace as T
+    from rrcheck.files import check_file
+    svg_path = check_file(args.svg, "--svg") if args.svg else None
+    html_path = check_file(args.html, "--html") if args.html else None
+    itf_path = check_file(args.itf, "--itf") if args.itf else None
+    if svg_path == "-" and args.json:
+        raise UsageError("--svg - and --json both write to standard output; give --svg a file")
     cx = T.load(args.file)
     rep = T.replay(cx)
     v = rep.violation
-    same = v is not None and v.property == cx.violation.property
-    if args.svg:
+    diff = T.differences(cx.violation, v)
+    if svg_path:
         from rrcheck.checker.render import svg
-        T.write_atomic(Path(args.svg), svg(cx, rep))
-    if args.itf:
+        T.write_atomic(svg_path, svg(cx, rep))
+    from rrcheck.checker import explain as X
+    rbs = X.explain(cx) if args.explain or args.json else []
+    if html_path:
+        from rrcheck.checker.viewer import page
+        T.write_atomic(html_path, page(cx))
+    if itf_path:
         from rrcheck.checker.itf import write_replay_itf
-        write_replay_itf(cx, Path(args.itf))
-    if args.json:
-        print(json.dumps({"file": args.file, "reproduced": same, "steps": rep.steps,
-                          "violation": v.as_dict() if v else None, "svg": args.svg}, indent=1))
+        write_replay_itf(cx, itf_path)
+    if svg_path == "-":
+        pass
+    elif args.json:
+        print(json.dumps({"file": args.file, "reproduced": diff is None, "difference": diff, "steps": rep.steps,
+                          "violation": v.as_dict() if v else None, "svg": args.svg,
+                          "rollbacks": [rb.as_dict() for rb in rbs]}, indent=1, default=list))
     else:
         label = cx.mutant or cx.protocol
         print(f"{label} on {cx.workload}: {len(cx.events)} events")
@@ -281,8 +468,11 @@ def cmd_replay(args) -> int:
             print(f"  {t:>3}. {text}")
         if v:
             print(f"  => {v.property}: {v.message}")
-        print("reproduced" if same else f"NOT reproduced (file says {cx.violation.property})")
+        for line in X.text(rbs):
+            print(line)
+        print("reproduced" if diff is None else f"NOT reproduced: {diff}")
         if args.svg:
             print(f"diagram: {args.svg}")
-    return 0 if same else 1
-
+    if diff is not None:
+        print(f"rrcheck: {args.file}: NOT reproduced: {diff}", file=sys.stderr)
+    return 0 if diff is None else 1

@@ -3,44 +3,56 @@ from __future__ import annotations
 
 import dataclasses
 import json
-from pathlib import Path
+import sys
 
+from rrcheck.checker import workloads as W
 from rrcheck.checker.errors import UsageError
 from rrcheck.checker.fuzz import PROFILES, fuzz_scenario, run_fuzz, sequential_failures
 from rrcheck.checker.scenarios import DEFAULTS, Scenario
-from rrcheck.cli.check import print_check, scenario_args
+from rrcheck.cli.check import _crash_kinds, nonneg, print_check, scenario_args
+from rrcheck.files import check_dir
 from rrcheck.protocols.mutants import MUTANTS, PROTOCOLS
 
 def add_parser(sub) -> None:
-    s = sub.add_parser("fuzz", help="randomized stateful search (Hypothesis) beyond exhaustive sizes")
-    s.add_argument("protocol", nargs="?")
-    s.add_argument("--mutant")
+    s = sub.add_parser("fuzz", help="randomized stateful search (Hypothesis) beyond exhaustive sizes",
+                       description="Random runs of a protocol (or mutant) at twice its exhaustive scenario, "
+                                   "shrunk to a short counterexample when one breaks a property; a pass is a "
+                                   "sample, not a proof.")
+    s.add_argument("protocol", nargs="?", help="a protocol (rrcheck list)")
+    s.add_argument("--mutant", help="fuzz this mutant (rrcheck list) instead of the correct protocol")
     scenario_args(s)
-    s.add_argument("--examples", type=int, help="runs to try (default: the profile's)")
+    s.add_argument("--examples", type=nonneg("--examples", 1), metavar="K",
+                   help="runs to try (default: the profile's)")
     s.add_argument("--sequential-failures", action="store_true",
-                   help="no failure during a recovery (the default where doubling a fixed workload's failures)")
-    s.add_argument("--profile", choices=PROFILES, default="ci")
-    s.add_argument("--seed", type=int, default=0)
-    s.add_argument("--property", action="append", dest="properties", help="check only these (repeatable)")
-    s.add_argument("--out", default="rrcheck-out", help="where counterexamples are written")
-    s.add_argument("--json", action="store_true")
+                   help="no failure during a recovery (default: so where a fixed workload's failures are doubled)")
+    s.add_argument("--profile", choices=PROFILES, default="ci",
+                   help=f"Hypothesis settings: {', '.join(PROFILES)} (default ci)")
+    s.add_argument("--seed", type=int, default=0, help="Hypothesis seed (default 0)")
+    s.add_argument("--property", action="append", dest="properties", metavar="P",
+                   help="check only this property (repeatable; default: every one that applies)")
+    s.add_argument("--out", default="rrcheck-out", metavar="DIR",
+                   help="directory the counterexamples are written to (default ./rrcheck-out)")
+    s.add_argument("--json", action="store_true", help="print JSON on stdout")
     s.set_defaults(func=cmd_fuzz)
 
 
 def _scenario(args, protocol: str) -> Scenario:
     base = fuzz_scenario(protocol, args.mutant)
-    for name in ("procs", "nodes", "failures", "checkpoints", "examples"):
-        v = getattr(args, name)
-        if v is not None and v < (0 if name in ("failures", "checkpoints") else 1):
-            raise UsageError(f"--{name} must be {'0 or more' if name in ('failures', 'checkpoints') else 'positive'}")
     sc = base
     if args.workload and args.workload != base.workload:
         sc = Scenario(args.workload, failures=base.failures, checkpoints=base.checkpoints,
                       crash_kinds=base.crash_kinds)
-    over = {k: getattr(args, k) for k in ("procs", "nodes", "failures", "checkpoints") if getattr(args, k) is not None}
+    over = {k: getattr(args, k) for k in ("procs", "nodes", "failures", "checkpoints", "depth")
+            if getattr(args, k) is not None}
+    if args.crash_kinds:
+        over["crash_kinds"] = _crash_kinds(args.crash_kinds)
     if args.at_sites:
         over["at_sites"] = True
-    return dataclasses.replace(sc, **over)
+    if args.no_failure_during_recovery:
+        over["no_failure_during_recovery"] = True
+    sc = dataclasses.replace(sc, **over)
+    W.make(sc.workload, sc.procs, sc.nodes)  # refused now if it cannot be built
+    return sc
 
 
 def cmd_fuzz(args) -> int:
@@ -57,8 +69,9 @@ def cmd_fuzz(args) -> int:
     elif protocol not in PROTOCOLS or protocol not in DEFAULTS:
         raise UsageError(f"unknown protocol {protocol!r}; choose one of {', '.join(DEFAULTS)}")
     scenario = _scenario(args, protocol)
+    out = check_dir(args.out, "--out")
     sequential = args.sequential_failures or sequential_failures(protocol, args.mutant)
-    f = run_fuzz(protocol, scenario, args.mutant, args.properties, Path(args.out), args.profile,
+    f = run_fuzz(protocol, scenario, args.mutant, args.properties, out, args.profile,
                  args.examples, args.seed, sequential=sequential)
     if args.json:
         print(json.dumps(f.as_dict(), indent=1))
@@ -68,4 +81,6 @@ def cmd_fuzz(args) -> int:
                  f"{len(f.result.trace)} events" if f.found_after else " — a sample, not a proof")
         one = ", one failure at a time" if f.sequential else ""
         print(f"  Hypothesis: {f.examples:,} runs (profile {f.profile}, seed {f.seed}{one}){found}")
+    if f.vacuous:
+        print(f"rrcheck: {f.mutant or protocol} on {scenario.label()}: VACUOUS pass: {f.vacuous}", file=sys.stderr)
     return {"pass": 0, "violation": 1}[f.result.verdict]

@@ -1,0 +1,154 @@
+"""Replay determinism behind Theorem 2 of Bouteiller, Herault, Bosilca,
+Dongarra, "Correlated set coordination in fault tolerant message logging
+protocols for many-core clusters" (CCPE 2013, §3.2.2): with the event
+logging of every reception, a rolled-back correlated set re-receives in the
+logged order — each member's i-th reception of the re-execution is its i-th
+reception of the first run — so, by piecewise determinism, every message it
+sends again equals the first. Without the event logging of internal
+receptions, the order between an internal reception and one on another
+channel is free again, and Z3 finds the execution of two sets where it
+differs (the m3/m4/m5 execution of the paper's Fig. 2).
+
+The transition relation is the replay of ``MessageLogging``
+(protocols/logging.py, which ``CorrelatedSet`` extends): ``_rollback`` puts the
+logged determinants after the checkpoint in RSN order in ``replay``;
+``may_match`` lets a member match a message only if it is ``replay[0]``, or —
+when the reception is not event-logged (``_logged``: knob
+``log_internal_events``, ``correlated-set/no-internal-event-logging``) — if it
+is not in ``replay``; with ``replay`` consumed, any match (the run goes on).
+The first run is rigid: ``orig(p, i, m)``, p's i-th reception was m, for the
+positions ``has(p, i)`` it reached (prefix-closed; positions an ordered sort).
+Abstraction: every message addressed to a member may be available again (the
+payload copies of the other sets, the members' re-sends); the checkpoint is
+position 0; pessimism (every reception a send depends on is logged before
+the send) is the other lemma's. Fragment: not quite EPR — the axiom
+``has(p, i) → ∃m. orig(p, i, m)`` Skolemises to a function proc × pos → msg,
+which with ``src, dst: msg → proc`` stays stratified (no cycle), so
+satisfiability remains decidable.
+"""
+from __future__ import annotations
+
+import z3
+
+from rrcheck.checker.invariants import Violation, contradicted
+from rrcheck.checker.scenarios import Scenario
+from rrcheck.checker.symbolic.core import Action, Lemma, Sorts, Symbol, forall, total_order
+
+NAME = "replay"
+PROTOCOL = "correlated-set"
+KNOBS = {"log_internal_events": True}
+MUTANTS = ("correlated-set/no-internal-event-logging",)
+BMC = {"max_depth": 3, "max_universe": 8}   # the Theorem 2 execution needs two senders and a survivor
+SCENARIOS = (Scenario("pairs", checkpoints=0, crash_kinds=("process",)),
+             Scenario("any_source_race", 3, 2, checkpoints=0))
+
+
+def build(log_internal_events: bool = True) -> Lemma:
+    S = Sorts("proc", "msg", "pos")
+    A = lambda sig, body: forall(S, sig, body)  # noqa: E731
+    imp, And, Not, Or = z3.Implies, z3.And, z3.Not, z3.Or
+    rigid = (Symbol("src", ("msg",), "proc"), Symbol("dst", ("msg",), "proc"),
+             Symbol("same", ("proc", "proc")), Symbol("rolled", ("proc",)),
+             Symbol("le", ("pos", "pos")), Symbol("orig", ("proc", "pos", "msg")),
+             Symbol("has", ("proc", "pos")), Symbol("logged", ("proc", "pos")),
+             Symbol("osend", ("proc", "pos", "proc")), Symbol("fifo", ("msg", "msg")))
+    state = (Symbol("re", ("proc", "pos", "msg")), Symbol("done", ("proc", "pos")),
+             Symbol("consumed", ("proc", "pos")), Symbol("used", ("msg",)))
+    P, M, I = "proc", "msg", "pos"
+
+    def lt(r, a, b):
+        return Not(r.le(b, a))
+
+    def event_logged(r, p, m):
+        """MessageLogging._logged: is the reception of m by p event-logged?"""
+        return Or(z3.BoolVal(log_internal_events), Not(r.same(r.src(m), p)))
+
+    def axioms(r):
+        x, y, z = (z3.FreshConst(S[P], n) for n in "xyz")
+        w = z3.FreshConst(S[M], "w")
+        return total_order(S, r.le, I) + [
+            A((M,), lambda m: r.src(m) != r.dst(m)),
+            z3.ForAll([x], r.same(x, x)), z3.ForAll([x, y], r.same(x, y) == r.same(y, x)),
+            z3.ForAll([x, y, z], imp(And(r.same(x, y), r.same(y, z)), r.same(x, z))),
+            A((P, P), lambda p, q: imp(And(r.rolled(p), r.same(p, q)), r.rolled(q))),   # a whole set rolls back
+            # the first run: a functional, injective, prefix-closed reception sequence per process
+            A((P, I, M), lambda p, i, m: imp(r.orig(p, i, m), And(r.dst(m) == p, r.has(p, i)))),
+            A((P, I, M, M), lambda p, i, m, n: imp(And(r.orig(p, i, m), r.orig(p, i, n)), m == n)),
+            A((P, I, I, M), lambda p, i, j, m: imp(And(r.orig(p, i, m), r.orig(p, j, m)), i == j)),
+            A((P, I), lambda p, i: imp(r.has(p, i), z3.Exists([w], r.orig(p, i, w)))),
+            A((P, I, I), lambda p, i, j: imp(And(r.has(p, i), r.le(j, i)), r.has(p, j))),
+            # MPI non-overtaking: the first run received each channel's messages in their send order
+            A((M,), lambda m: Not(r.fifo(m, m))),
+            A((M, M, M), lambda a, b, c: imp(And(r.fifo(a, b), r.fifo(b, c)), r.fifo(a, c))),
+            A((M, M), lambda a, b: imp(r.fifo(a, b), And(r.src(a) == r.src(b), r.dst(a) == r.dst(b)))),
+            A((P, I, I, M, M), lambda p, i, j, a, b: imp(And(r.orig(p, i, a), r.orig(p, j, b), lt(r, i, j),
+                                                            r.src(a) == r.src(b)), r.fifo(a, b))),
+            # osend(p, i, q): in the first run p sent q a message after its i-th reception
+            A((P, I, P), lambda p, i, q: imp(r.osend(p, i, q), And(r.has(p, i), p != q))),
+            # the event log: the determinant of position i is logged iff its reception is (Theorem 2)
+            A((P, I), lambda p, i: r.logged(p, i) == And(r.has(p, i), A((M,), lambda m: imp(
+                r.orig(p, i, m), event_logged(r, p, m)))))]
+
+    def init(r, s):
+        return [A((P, I, M), lambda p, i, m: Not(s.re(p, i, m))), A((P, I), lambda p, i: Not(Or(
+            s.done(p, i), s.consumed(p, i)))), A((M,), lambda m: Not(s.used(m)))]
+
+    def recv(r, s, t, m, i, j):
+        """A rolled-back member p = dst(m) matches m as its i-th reception of
+        the re-execution; j names replay[0] when m is it."""
+        p = r.dst(m)
+        head = And(r.logged(p, j), Not(s.consumed(p, j)), r.orig(p, j, m),
+                   A((I,), lambda k: imp(And(lt(r, k, j), r.logged(p, k)), s.consumed(p, k))))
+        # not logged, and not in replay (a universal: no unconsumed logged position holds m)
+        free = And(Not(event_logged(r, p, m)), A((I,), lambda k: Not(And(
+            r.logged(p, k), Not(s.consumed(p, k)), r.orig(p, k, m)))))
+        empty = A((I,), lambda k: imp(r.logged(p, k), s.consumed(p, k)))
+        fifo = A((M,), lambda n: imp(r.fifo(n, m), s.used(n)))   # non-overtaking on m's channel
+        return [r.rolled(p), Not(s.used(m)), Not(s.done(p, i)), fifo,
+                A((I,), lambda k: imp(lt(r, k, i), s.done(p, k))),
+                Or(head, free, empty),
+                A((P, I, M), lambda q, x, n: t.re(q, x, n) == Or(s.re(q, x, n), And(q == p, x == i, n == m))),
+                A((P, I), lambda q, x: t.done(q, x) == Or(s.done(q, x), And(q == p, x == i))),
+                A((P, I), lambda q, x: t.consumed(q, x) == Or(s.consumed(q, x), And(head, q == p, x == j))),
+                A((M,), lambda n: t.used(n) == Or(s.used(n), n == m))]
+
+    actions = (Action("recv", (("m", M), ("i", I), ("j", I)), ("re", "done", "consumed", "used"), recv),)
+    conjuncts = (
+        ("ResentEqualsFirst", lambda r, s: A((P, I, P, I, M, M), lambda p, i, q, k, m, n: imp(
+            And(r.osend(p, i, q), Not(r.rolled(q)), r.le(k, i), s.re(p, k, m), r.orig(p, k, n)), m == n))),
+        ("ReplayDeterminism", lambda r, s: A((P, I, M, M), lambda p, i, m, n: imp(
+            And(s.re(p, i, m), r.orig(p, i, n)), m == n))),
+        ("re_is_done", lambda r, s: A((P, I, M), lambda p, i, m: imp(s.re(p, i, m), And(s.done(p, i), s.used(m),
+                                                                                        r.dst(m) == p)))),
+        ("done_is_a_prefix", lambda r, s: A((P, I, I), lambda p, i, k: imp(And(s.done(p, i), r.le(k, i)),
+                                                                          s.done(p, k)))),
+        ("consumed_is_done_logged", lambda r, s: A((P, I), lambda p, i: s.consumed(p, i) == And(
+            s.done(p, i), r.logged(p, i)))),
+        ("logged_prefix", lambda r, s: A((P, I, I), lambda p, i, k: imp(And(r.logged(p, i), r.le(k, i)),
+                                                                       r.logged(p, k)))),
+    )
+    return Lemma(NAME, "a rolled-back set re-receives in the logged order, so every re-sent message equals the first",
+                 "Bouteiller, Herault, Bosilca, Dongarra, CCPE 2013, §3.2.2 Theorem 2", PROTOCOL, MUTANTS, S,
+                 rigid, state, axioms, init, actions, conjuncts, ("ResentEqualsFirst",),
+                 "EPR but for one Skolem function proc × pos → msg (stratified: still decidable)",
+                 {"log_internal_events": log_internal_events})
+
+
+def twin(judge, before, action, s, obs):
+    """ReplayDeterminism's consequence over model states (NoOrphan): once no
+    recovery is under way, every message a process delivered equals what its
+    sender's current (re-executed) history sent."""
+    sysm = judge.sys
+    if sysm.recovery_under_way(s):
+        return None
+    judge.w["quiescent_states_checked"] += bool(s.failures)
+    for r in range(sysm.n):
+        gh = s.procs[r].ghost
+        for p in range(sysm.n):
+            bad = contradicted(s.procs[p].ghost.sent[r], gh.delivered[p])
+            if bad:
+                k, d, now = bad
+                return Violation("ReplayDeterminism", f"P{r} delivered message #{k} from P{p} with payload {d:08x}, "
+                                 f"but P{p}'s re-execution sent {now:08x}: it re-received in another order",
+                                 {"receiver": r, "sender": p, "k": k})
+    return None

