@@ -16,7 +16,7 @@ from rrcheck.checker.invariants import applicable
 SPECS = Path(os.environ.get("RRCHECK_SPECS", Path(__file__).resolve().parents[2] / "specs"))
 
 # properties TLC checks on transitions ([][A]_vars), the others on states
-ACTION_PROPERTIES = ("RollbackScope", "Theorem1")
+ACTION_PROPERTIES = ("RollbackScope", "Theorem1", "NoInTransitInGroup", "CausalReplayOrder")
 
 
 @dataclass(frozen=True)
@@ -33,6 +33,9 @@ SPECIFIED: dict[str, Spec] = {
         "log_events": "LogEvents", "log_internal_events": "LogInternalEvents",
         "payload_copy_external": "PayloadCopyExternal", "drop_duplicates": "DropDuplicates",
         "rollback_scope": ("RollbackToAll", lambda v: v == "all"), "silence": "Silence"}),
+    "send-deterministic": Spec("SendDeterministic", {}, {
+        "phases": "Phases", "restart_buffer": "RestartBuffer", "gc_inclusive": "GcInclusive",
+        "group_rollback": "GroupRollback", "ack_checkpointed": "AckCheckpointed"}),
 }
 
 

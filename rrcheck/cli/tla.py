@@ -24,8 +24,6 @@ def add_parser(sub) -> None:
     s.add_argument("--all", action="store_true",
                    help="every specified protocol on its default scenarios, every mutant of them on its own")
     scenario_args(s)
-    s.add_argument("--crash-kinds", default=None, help="process,node (default both)")
-    s.add_argument("--no-failure-during-recovery", action="store_true")
     s.add_argument("--mutant")
     s.add_argument("--property", action="append", dest="properties", help="check only these (repeatable)")
     s.add_argument("--workers", type=int, default=1, help="TLC worker threads")
