@@ -50,7 +50,8 @@ def cmd_tla(args) -> int:
         if args.protocol or args.mutant:
             raise UsageError("--all checks every specified protocol and mutant; drop the protocol and --mutant")
         return _all(args, keep)
-    from rrcheck.cli.check import _scenario
+    from rrcheck.checker.scenarios import DEFAULTS, scenario_for_mutant
+    from rrcheck.cli.check import derive
     from rrcheck.protocols.mutants import MUTANTS
     if not args.protocol and not args.mutant:
         raise UsageError("name a protocol (rrcheck list) or use --all")
@@ -61,7 +62,7 @@ def cmd_tla(args) -> int:
         raise UsageError(f"{protocol} has no TLA+ spec yet; specified: {', '.join(SPECIFIED)}")
     args.depth = None
     args.max_states = None
-    scenario = _scenario(argparse.Namespace(**{**vars(args), "protocol": protocol}))
+    scenario = derive(scenario_for_mutant(args.mutant) if args.mutant else DEFAULTS[protocol][0], args)
     c = run_tla(protocol, scenario, args.mutant, args.properties, args.workers, keep, Path(args.out),
                 args.timeout)
     if args.json:
