@@ -24,7 +24,8 @@
 (* Values as terms. rrcheck's Python model digests a process's state and   *)
 (* every payload with a 32-bit mixing function; here they are terms built  *)
 (* by the same constructors (<<"init", p>>, <<"pay", acc, pc>>,            *)
-(* <<"rcv", acc, src, payload>>), and the reception order is the sequence  *)
+(* <<"rcv", acc, src, payload>>; a commutative "sum" reception builds      *)
+(* <<"sum", base, bag>>), and the reception order is the sequence          *)
 (* of <<src, k>> it digests. The map from terms to digests is injective on *)
 (* every reachable value unless the 32-bit digest collides, so the two    *)
 (* state graphs have the same number of states (tests check it).          *)
@@ -78,6 +79,13 @@ Finished(p) == procs[p].pc >= Len(Prog[p])
 InitAcc(p) == <<"init", p>>
 Payload(acc, pc) == <<"pay", acc, pc>>
 Fold(acc, src, payload) == <<"rcv", acc, src, payload>>
+\* a reception folded commutatively (combine "sum": rrcheck adds the payload's
+\* digest): the base and the bag of <<src, payload>> received since
+AddToBag(b, x) == [y \in DOMAIN b \cup {x} |-> (IF y \in DOMAIN b THEN b[y] ELSE 0) + (IF y = x THEN 1 ELSE 0)]
+SumIn(acc, src, payload) ==
+    IF acc[1] = "sum" THEN <<"sum", acc[2], AddToBag(acc[3], <<src, payload>>)>>
+    ELSE <<"sum", acc, <<src, payload>> :> 1>>
+Combine(how, acc, src, payload) == IF how = "sum" THEN SumIn(acc, src, payload) ELSE Fold(acc, src, payload)
 
 \* Ghost histories: per destination the payloads sent, per source the
 \* (k, payload) delivered, and the order of receptions.
@@ -173,7 +181,7 @@ AppRecv(p, i) ==
         op == Op(p, pr.pc)
         mail == pr.mailbox[i]
         m == mail.msg
-        pr2 == [pr EXCEPT !.pc = @ + 1, !.acc = Fold(@, m.src, m.payload), !.last_src = m.src,
+        pr2 == [pr EXCEPT !.pc = @ + 1, !.acc = Combine(op[4], @, m.src, m.payload), !.last_src = m.src,
                           !.mailbox = Remove(@, i),
                           !.ghost.delivered[m.src] = Append(@, <<m.gid[3], m.payload>>),
                           !.ghost.order = Append(@, <<m.src, m.gid[3]>>)]
@@ -271,7 +279,7 @@ PlainSend(c, p) ==
                  !.ch[p][dst] = Append(@, [src |-> p, tag |-> tag, payload |-> Payload(c.acc[p], c.pc[p])])]
 PlainRecv(c, p, i) ==
     LET m == c.mb[p][i] IN
-    [c EXCEPT !.pc[p] = @ + 1, !.acc[p] = Fold(@, m.src, m.payload), !.last[p] = m.src,
+    [c EXCEPT !.pc[p] = @ + 1, !.acc[p] = Combine(PlainOp(c, p)[4], @, m.src, m.payload), !.last[p] = m.src,
               !.mb[p] = Remove(@, i)]
 PlainArrive(c, x, i) ==
     [c EXCEPT !.ch[x[1]][x[2]] = Remove(@, i), !.mb[x[2]] = Append(@, c.ch[x[1]][x[2]][i])]

@@ -52,6 +52,7 @@ Asc(S) == IF S = {} THEN <<>> ELSE LET x == CHOOSE x \in S : \A y \in S : x <= y
 Set(t, i, v) == [t EXCEPT ![i + 1] = v]                      \* t indexed from 0
 At(t, i) == t[i + 1]
 Max(a, b) == IF a >= b THEN a ELSE b
+Biggest(S) == CHOOSE x \in S : \A y \in S : y <= x
 Range(s) == {s[i] : i \in DOMAIN s}
 
 RUN == "run"
@@ -364,6 +365,10 @@ SendsBefore(p, pc) == Cardinality({i \in 1..pc : Prog[p][i][1] \in {"send", "rep
 RECURSIVE PastOfAcc(_), PastOfPay(_, _)
 PastOfAcc(acc) ==
     IF acc[1] = "init" THEN [q \in All |-> 0]
+    ELSE IF acc[1] = "sum"   \* a base, and a bag of <<src, payload>>
+    THEN LET a == PastOfAcc(acc[2])
+             ps == {PastOfPay(x[1], x[2]) : x \in DOMAIN acc[3]}
+         IN [q \in All |-> Max(a[q], Biggest({v[q] : v \in ps}))]
     ELSE LET a == PastOfAcc(acc[2])  b == PastOfPay(acc[3], acc[4]) IN [q \in All |-> Max(a[q], b[q])]
 PastOfPay(src, pay) == [PastOfAcc(pay[2]) EXCEPT ![src] = SendsBefore(src, pay[3]) + 1]
 RECURSIVE SumLen(_, _)

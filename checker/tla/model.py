@@ -71,7 +71,7 @@ SUPPORTED_OPS = {"send", "reply", "recv", "site"}
 def check_workload(system) -> None:
     for p, prog in enumerate(system.progs):
         for op in prog:
-            if op[0] not in SUPPORTED_OPS or (op[0] == "recv" and op[3] != "seq"):
+            if op[0] not in SUPPORTED_OPS or (op[0] == "recv" and op[3] not in ("seq", "sum")):
                 raise UsageError(f"the TLA+ system model has no {op[0]!r} operation yet "
                                  f"({system.workload.name}, P{p}: {op}); check this workload with `rrcheck check`")
 

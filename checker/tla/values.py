@@ -14,7 +14,7 @@ import dataclasses
 import re
 
 from rrcheck.checker.errors import UsageError
-from rrcheck.checker.workloads import mix
+from rrcheck.checker.workloads import M32, mix
 
 
 class Rec(tuple):
@@ -129,6 +129,8 @@ def _canon_tla(v):
     if isinstance(v, Fn):
         return tuple(_canon_tla(x) for _, x in v)  # keys 0..n-1, or pairs in src*n+dst order
     if isinstance(v, tuple):
+        if v and v[0] == "sum":  # base + the digests of the bag's payloads, as rrcheck's sum
+            return (_canon_tla(v[1]) + sum(_canon_tla(k[1]) * n for k, n in v[2])) & M32
         if v and isinstance(v[0], str) and v[0] in TERMS:
             return TERMS[v[0]](*(_canon_tla(x) for x in v[1:]))
         return tuple(_canon_tla(x) for x in v)

@@ -1,0 +1,62 @@
+"""specs/SendDeterministic.tla beyond the agreement test (tests/test_invariants_tla.py
+runs its default scenarios and mutants): its own property RestartTermination
+catches a restart that never ends under TLC, and the commutative "sum"
+reception it needs (the reduce workload) is digested as rrcheck digests it."""
+from __future__ import annotations
+
+import re
+import shutil
+import subprocess
+
+import pytest
+
+from rrcheck.checker.scenarios import Scenario, make_system
+from rrcheck.checker.tla.model import SPECS, model_files
+from rrcheck.checker.tla.run import TlcMissing, jar, java
+from rrcheck.checker.tla.values import _canon_tla, parse
+from rrcheck.checker.workloads import M32, mix
+
+SD = "send-deterministic"
+
+
+def test_invariants_tla_sum_term_is_rrchecks_digest():
+    """<<"sum", base, bag>>: the base's digest plus each payload's, as
+    checker/model.py adds a payload under combine "sum"."""
+    pay1, pay2 = '<<"pay", <<"init", 1>>, 0>>', '<<"pay", <<"rcv", <<"init", 2>>, 0, 7>>, 1>>'
+    term = parse(f'<<"sum", <<"init", 0>>, (<<1, {pay1}>> :> 1 @@ <<2, {pay2}>> :> 2)>>')
+    want = (mix(0) + mix(mix(1), 0) + 2 * mix(mix(mix(2), 0, 7), 1)) & M32
+    assert _canon_tla(term) == want
+    # and folded further like any accumulator
+    assert _canon_tla(parse(f'<<"rcv", <<"sum", <<"init", 0>>, (<<1, {pay1}>> :> 1)>>, 1, 5>>')) == \
+        mix((mix(0) + mix(mix(1), 0)) & M32, 1, 5)
+
+
+def test_invariants_tla_restart_termination_can_fail(tmp_path):
+    """TLC's RestartTermination flags a run that ends while P0 still counts
+    P1's group as restarting (the Python twin:
+    tests/test_invariants_send_deterministic.py): the same model from an
+    initial state where P0 believes group 1 restarts, by a definition
+    override of ProtoInit in the .cfg. Termination holds there: only the
+    restart's own property sees it."""
+    try:
+        exe, tools = java(), jar()
+    except TlcMissing as e:  # pragma: no cover
+        pytest.skip(str(e))
+    system, _ = make_system(SD, Scenario("sd_burst", failures=0, checkpoints=0))
+    mc, cfg = model_files(system, SD, ("Termination", "RestartTermination"))
+    mc = mc.replace("====", """Stuck0 == [RPP |-> [i \\in 1..N |-> <<0, <<>>>>], Enregistres |-> <<>>, Phase |-> 1, Date |-> 1]
+StuckProtoInit(p) ==
+    <<[Fresh(Stuck0, "run", 0, FALSE) EXCEPT !.Redemarrage = IF p = 0 THEN {1} ELSE {}],
+      [ckpts |-> << <<0, Stuck0>> >>, line |-> 0, waves |-> 0, epoch |-> 0, known |-> [i \\in 1..NG |-> 0]]>>
+====""")
+    cfg = cfg.replace("CONSTANTS\n", "CONSTANTS\n  ProtoInit <- StuckProtoInit\n")
+    for f in SPECS.glob("*.tla"):
+        shutil.copy(f, tmp_path / f.name)
+    (tmp_path / "MC.tla").write_text(mc)
+    (tmp_path / "MC.cfg").write_text(cfg)
+    (tmp_path / "tmp").mkdir()
+    out = subprocess.run([exe, "-Xmx512m", f"-Djava.io.tmpdir={tmp_path / 'tmp'}", "-cp", str(tools), "tlc2.TLC",
+                          "-deadlock", "-workers", "1", "-metadir", str(tmp_path / "meta"), "-config", "MC.cfg",
+                          "MC.tla"], cwd=tmp_path, capture_output=True, text=True, timeout=300)
+    assert out.returncode == 12, out.stdout[-2000:]
+    assert re.search(r"Invariant RestartTermination is violated", out.stdout)
