@@ -19,8 +19,50 @@
 (* collect the logs (lines 29-31, 40-42).                                  *)
 (*                                                                         *)
 (* As rrcheck's protocols/send_deterministic.py, with the same records,    *)
-(* field names and readings (its docstring numbers them; "reading n" here  *)
-(* is the same reading), and the same "Fig. 5 line n" marks.               *)
+(* field names and line marks ("line n" is Fig. 5's unless Fig. 6 is      *)
+(* named), and the same readings where the printed pseudo-code is          *)
+(* inconsistent or silent ("reading n" below marks each at its place):     *)
+(*  1. Line 14 logs (P_j, Date, Phase, msg), line 16 buffers without the   *)
+(*     destination: both store the destination, date and phase just taken.*)
+(*  2. Line 42 deletes from Enregistres_j: it is the acknowledged sender's *)
+(*     own log Enregistres_i.                                              *)
+(*  3. Line 53 compares the sender's dates with the restarting process's   *)
+(*     Date, another clock: the restart message carries the restored Date  *)
+(*     (for the orphans of line 56) and RPP[j].Maxdate restored from the   *)
+(*     checkpoint (line 37) for the logged messages to re-send.            *)
+(*  4. Lines 55-58 run per restart message, once per restarting process    *)
+(*     p_k; the restart process waits for one notification per (process of *)
+(*     another group, restarting process) pair. NbOrphPhase counts orphan  *)
+(*     messages (Fig. 6 line 1 says processes; line 34 decrements once per *)
+(*     orphan message) and line 34 sends the phase recorded at line 25,    *)
+(*     the one counted at line 57.                                         *)
+(*  5. Fig. 6 line 20 releases phases only once every notification arrived *)
+(*     (line 11), also when started by line 17; released messages leave    *)
+(*     Enregistres (Fig. 6 lines 2, 5-6).                                  *)
+(*  6. FinRedemarrage goes from the restart process to the members, behind *)
+(*     their replayed messages, and each member forwards it to the other   *)
+(*     groups, which flush their buffer for it (lines 60-63) and drop the  *)
+(*     group from Redemarrage (line 4) once every member has (line 64).    *)
+(*  7. Every header carries the epoch of the destination's group as its    *)
+(*     sender knows it; a message sent to a restarting process before its  *)
+(*     sender heard of the restart is dropped (it is logged: line 54       *)
+(*     re-sends it). Buffered messages are flushed with their own date and *)
+(*     phase (line 62 writes the sender's current ones).                   *)
+(*  8. Group checkpoints are a blocking coordinated wave led by the        *)
+(*     group's least process, which also restarts the group and hosts the  *)
+(*     restart process; line 38 happens at the commit, and an              *)
+(*     acknowledgement names the committed checkpoint's RPP[j].Maxdate + 1 *)
+(*     (line 42 deletes below it, line 41 strictly), not the triggering    *)
+(*     message's date.                                                     *)
+(*  9. A reception (lines 20-28) is split as MPI splits it: line 21, RPP   *)
+(*     and the acknowledgement when the packet arrives; lines 22-23, 26-28 *)
+(*     when the application's receive consumes the message, so that a      *)
+(*     re-execution re-creates the dates lines 53 and 56 compare.          *)
+(* 10. An orphan (line 33) is reported only if re-sent by the sender       *)
+(*     group's current incarnation.                                        *)
+(* Limit (as the module's): concurrent restarts of two groups that         *)
+(* exchange messages are not covered (§3.2 launches one restart process    *)
+(* per group; line 48's Status is lost with a second crash).               *)
 (*                                                                         *)
 (* Knobs (CONSTANTS; each registered mutant sets one):                     *)
 (*   Phases          lines 22-27 (send-deterministic/no-phases)            *)
@@ -69,6 +111,10 @@ LastSaved(stab, cid) ==
     LET is == {i \in DOMAIN stab.ckpts : stab.ckpts[i][1] = cid} IN
     stab.ckpts[CHOOSE i \in is : \A j \in is : j <= i][2]
 
+\* Fig. 5's local variables: Date and Phase (line 3), Enregistres (line 5:
+\* <<dst, date, phase, msg>>), RPP (line 6: per sender <<Maxdate, <<date, phase>>...>>),
+\* RamasseMiette (line 8), PasEnvoyes (line 9: <<dst, date, phase, msg>>),
+\* Redemarrage (line 4) and the restarting members waited for (reading 6)
 Fresh(s, status, epoch, gc) ==
     [Date |-> s.Date, Phase |-> s.Phase, Enregistres |-> s.Enregistres, RPP |-> s.RPP,
      RamasseMiette |-> [i \in 1..N |-> gc], PasEnvoyes |-> <<>>, Redemarrage |-> {}, waiting |-> {},
@@ -220,7 +266,7 @@ NotificationPhases(p, vol, stab, rp) ==
         held == Len(rp.Enregistres) - Len(go)
         notes == IF held > 0 THEN <<Note("replays_held_for_orphans")>> ELSE <<>>
         rp2 == [rp EXCEPT !.Enregistres = SelectSeq(@, LAMBDA x : x \notin Range(go))]
-    IN IF waitingPh = {}
+    IN IF waitingPh = {}                                                     \* lines 23-24
        THEN Step([vol EXCEPT !.rp = NoRP], stab, out \o ToEach(p, rp.members, "end", <<rp.epoch>>) \o notes)
        ELSE Step([vol EXCEPT !.rp = rp2], stab, out \o notes)
 
@@ -232,6 +278,9 @@ GroupRestart(p, vol, hasVol, stab, failedP) ==
         members == IF GroupRollback THEN Asc(Group(p)) ELSE <<failedP>>   \* mutant: the failed one alone
         r == IF p \in Range(members) THEN Rollback(p, vol, hasVol, [stab EXCEPT !.epoch = e], e, stab.line, members)
              ELSE Step(vol, stab, <<>>)
+        \* Fig. 6's local variables, for this restart: Enregistres (lines 2, 5-6:
+        \* <<phase, dst, date, sender, msg>>), NbOrphPhase (line 1), the
+        \* (process, restarting process) pairs heard (line 11) and how many there are
         rp == [epoch |-> e, Enregistres |-> <<>>, NbOrphPhase |-> <<>>, notified |-> {},
                expected |-> Len(members) * (N - Cardinality(Group(p))), members |-> members]
         out == r.eff \o ToEach(p, SelectSeq(members, LAMBDA q : q # p), "rollback", <<e, stab.line, members>>)
@@ -294,12 +343,12 @@ RestartProcess(p, vol, stab, pk) ==
     LET rp == vol.rp IN
     IF rp = NoRP THEN Step(vol, stab, <<Note("stale_dropped")>>)
     ELSE IF pk.hdr[1] # rp.epoch THEN Step(vol, stab, <<Note("stale_dropped")>>)
-    ELSE IF pk.kind = "rp_log"                                                   \* lines 5-6
+    ELSE IF pk.kind = "rp_log"                                        \* Fig. 6 lines 5-6
     THEN Step([vol EXCEPT !.rp.Enregistres =
                    Append(@, <<pk.hdr[3], pk.msg[1].dst, pk.hdr[2], pk.src, pk.msg[1]>>)], stab, <<>>)
-    ELSE LET rp2 == IF pk.kind = "rp_orphans"                                   \* lines 8-12
+    ELSE LET rp2 == IF pk.kind = "rp_orphans"                            \* Fig. 6 lines 8-12
                     THEN [rp EXCEPT !.NbOrphPhase = AddAll(@, pk.hdr[3]), !.notified = @ \cup {<<pk.src, pk.hdr[2]>>}]
-                    ELSE [rp EXCEPT !.NbOrphPhase = AddCount(@, pk.hdr[2], -1)]   \* lines 14-17
+                    ELSE [rp EXCEPT !.NbOrphPhase = AddCount(@, pk.hdr[2], -1)]   \* Fig. 6 lines 14-17
          IN IF Cardinality(rp2.notified) < rp2.expected   \* reading 5
             THEN Step([vol EXCEPT !.rp = rp2], stab, <<>>)
             ELSE NotificationPhases(p, vol, stab, rp2)
