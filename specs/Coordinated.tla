@@ -29,7 +29,7 @@
 (*   RecordChannels  Chandy-Lamport records in-transit messages (mutant    *)
 (*                   chandy-lamport/no-channel-recording sets it FALSE)    *)
 (***************************************************************************)
-EXTENDS Naturals, Integers, Sequences, FiniteSets, TLC, RRValues
+EXTENDS Naturals, Integers, Sequences, FiniteSets, TLC, RRValues, AppEvents
 
 CONSTANTS N, Prog, NodeOf, GroupOf, Fifo, MaxFailures, MaxCheckpoints, CrashKinds,
           AtSites, NoFailureDuringRecovery

@@ -33,7 +33,7 @@
 (*                                  (mutant global-rollback) or the set   *)
 (*   Silence                        §3.3.3 coordination before a checkpoint*)
 (***************************************************************************)
-EXTENDS Naturals, Integers, Sequences, FiniteSets, TLC, RRValues
+EXTENDS Naturals, Integers, Sequences, FiniteSets, TLC, RRValues, AppEvents
 
 CONSTANTS N, Prog, NodeOf, GroupOf, Fifo, MaxFailures, MaxCheckpoints, CrashKinds,
           AtSites, NoFailureDuringRecovery

@@ -63,6 +63,17 @@ CONSTANTS
     ScopeOf(_),              \* the failed set |-> the processes that may roll back
     RestoredTo(_, _, _)      \* p, p before, p after a step |-> the checkpoints p restored
 
+\* Application events only application-level protocols act on (the others
+\* take AppEvents.tla's defaults): a checkpoint site, a non-deterministic choice.
+CONSTANTS
+    OnSite(_, _, _),         \* p, vol, stab
+    MayChoose(_, _, _, _),   \* p, vol, k choices, choice
+    OnChoose(_, _, _, _, _), \* p, vol, stab, k, choice
+    CollHeader(_, _),        \* p, vol |-> what p piggybacks on a collective call
+    MayCollect(_),           \* the headers of all |-> may the call complete together
+    CollLocal(_, _, _),      \* p, vol, op |-> <<the inputs p completes the call with alone>>, or <<>>
+    OnCollective(_, _, _, _, _, _)  \* p, vol, stab, op, inputs, headers (<<>> alone)
+
 VARIABLES procs, wire, failures, failed
 vars == <<procs, wire, failures, failed>>
 
@@ -70,8 +81,8 @@ Procs == 0..(N - 1)
 Nodes == {NodeOf[p] : p \in Procs}
 
 (* Operations of a program: <<"send", dst, tag>>, <<"reply", tag>>,        *)
-(* <<"recv", src, tag, combine>>, <<"site">>. pc counts from 0, as in      *)
-(* rrcheck.                                                                 *)
+(* <<"recv", src, tag, combine>>, <<"site">>, <<"nondet", k>>,             *)
+(* <<"coll", kind, root>>. pc counts from 0, as in rrcheck.                 *)
 Op(p, pc) == Prog[p][pc + 1]
 Finished(p) == procs[p].pc >= Len(Prog[p])
 
@@ -86,6 +97,20 @@ SumIn(acc, src, payload) ==
     IF acc[1] = "sum" THEN <<"sum", acc[2], AddToBag(acc[3], <<src, payload>>)>>
     ELSE <<"sum", acc, <<src, payload>> :> 1>>
 Combine(how, acc, src, payload) == IF how = "sum" THEN SumIn(acc, src, payload) ELSE Fold(acc, src, payload)
+\* a non-deterministic choice c: in the state (rrcheck mixes 0x6E64 and c
+\* into the accumulator) and in the reception order, as the pair <<0x6E64, c>>
+NondetTag == 28260
+Chosen(acc, c) == <<"nd", acc, c>>
+\* a collective call <<"coll", kind, root>>: p's state after it, from its
+\* own and the data flowing in (rrcheck: mix(acc, 0xC0 + kind's index, inputs...)),
+\* each process's data being <<"cdata", acc, pc>> (rrcheck: mix(acc, pc, 0xC011))
+CollAcc(acc, op, inputs) == <<"collacc", acc, op[2], inputs>>
+CollData(acc, pc) == <<"cdata", acc, pc>>
+\* the processes whose data flows into p (rrcheck's coll_sources)
+CollSources(kind, root, p) ==
+    IF kind = "reduce" THEN (IF p = root THEN [i \in 1..(N - 1) |-> IF i - 1 < root THEN i - 1 ELSE i] ELSE <<>>)
+    ELSE IF kind = "bcast" THEN (IF p = root THEN <<>> ELSE <<root>>)
+    ELSE [i \in 1..(N - 1) |-> IF i - 1 < p THEN i - 1 ELSE i]
 
 \* Ghost histories: per destination the payloads sent, per source the
 \* (k, payload) delivered, and the order of receptions.
@@ -160,12 +185,61 @@ AppSend(p) ==
        /\ Handled(p, pr2, OnSend(p, pr2.vol, pr2.stab, m), wire)
        /\ UNCHANGED <<failures, failed>>
 
-(* A checkpoint site of the program (Python's on_site: no protocol here    *)
-(* acts on one but application-level ones, not specified yet).             *)
+(* A checkpoint site of the program (only application-level protocols act *)
+(* on one), and a non-deterministic choice among k.                        *)
 AppSite(p) ==
+    LET pr == [procs[p] EXCEPT !.pc = @ + 1] IN
     /\ procs[p].alive /\ ~Finished(p) /\ Op(p, procs[p].pc)[1] = "site"
-    /\ procs' = [procs EXCEPT ![p].pc = @ + 1]
-    /\ UNCHANGED <<wire, failures, failed>>
+    /\ Handled(p, pr, OnSite(p, pr.vol, pr.stab), wire)
+    /\ UNCHANGED <<failures, failed>>
+Choices(p) == IF procs[p].alive /\ ~Finished(p) /\ Op(p, procs[p].pc)[1] = "nondet"
+              THEN 0..(Op(p, procs[p].pc)[2] - 1) ELSE {}
+AppChoose(p, c) ==
+    LET pr == procs[p]
+        k == Op(p, pr.pc)[2]
+        pr2 == [pr EXCEPT !.pc = @ + 1, !.acc = Chosen(@, c), !.ghost.order = Append(@, <<NondetTag, c>>)]
+    IN /\ c \in Choices(p)
+       /\ MayChoose(p, pr.vol, k, c)
+       /\ Handled(p, pr2, OnChoose(p, pr2.vol, pr2.stab, k, c), wire)
+       /\ UNCHANGED <<failures, failed>>
+
+(* A collective call is never split into messages: a process completes it  *)
+(* alone when its protocol holds the inputs (CollLocal, a replay from a     *)
+(* log), or all complete it together when every process calls the same     *)
+(* one (its op and its rank among the program's collectives) and the       *)
+(* protocol agrees on their headers; each then in turn, from 0 to N-1.      *)
+AtColl(p) == procs[p].alive /\ ~Finished(p) /\ Op(p, procs[p].pc)[1] = "coll"
+CollNo(p) == Cardinality({i \in 1..procs[p].pc : Prog[p][i][1] = "coll"})
+AppCollLocal(p) ==
+    LET pr == procs[p]
+        op == Op(p, pr.pc)
+        local == CollLocal(p, pr.vol, op)
+    IN /\ AtColl(p)
+       /\ local # <<>>
+       /\ Handled(p, [pr EXCEPT !.pc = @ + 1, !.acc = CollAcc(@, op, local[1])],
+                  OnCollective(p, pr.vol, pr.stab, op, local[1], <<>>), wire)
+       /\ UNCHANGED <<failures, failed>>
+CollHeaders == [p \in Procs |-> CollHeader(p, procs[p].vol)]
+CanCollectAll ==
+    /\ \A p \in Procs : AtColl(p)
+    /\ \A p, q \in Procs : Op(p, procs[p].pc) = Op(q, procs[q].pc) /\ CollNo(p) = CollNo(q)
+    /\ \A p \in Procs : CollLocal(p, procs[p].vol, Op(p, procs[p].pc)) = <<>>
+    /\ MayCollect(CollHeaders)
+RECURSIVE Joint(_, _, _)
+Joint(p, ps, wr) ==
+    IF p = N THEN <<ps, wr>>
+    ELSE LET pr == ps[p]
+             op == Op(p, pr.pc)
+             srcs == CollSources(op[2], op[3], p)
+             ins == [i \in DOMAIN srcs |-> CollData(procs[srcs[i]].acc, procs[srcs[i]].pc)]
+             st == OnCollective(p, pr.vol, pr.stab, op, ins, CollHeaders)
+             r == Effects(p, [pr EXCEPT !.pc = @ + 1, !.acc = CollAcc(@, op, ins), !.vol = st.vol, !.stab = st.stab],
+                          wr, st.eff)
+         IN Joint(p + 1, [ps EXCEPT ![p] = r[1]], r[2])
+AppCollAll ==
+    /\ CanCollectAll
+    /\ LET r == Joint(0, procs, wire) IN procs' = r[1] /\ wire' = r[2]
+    /\ UNCHANGED <<failures, failed>>
 
 (* A receive matches mail i: the first matching mail from its source (MPI  *)
 (* non-overtaking).                                                         *)
@@ -251,6 +325,9 @@ Restart(p) ==
 Progress ==
     \/ \E p \in Procs : AppSend(p) \/ AppSite(p) \/ Restart(p)
     \/ \E p \in Procs : \E i \in 1..Len(procs[p].mailbox) : AppRecv(p, i)
+    \/ \E p \in Procs : \E c \in Choices(p) : AppChoose(p, c)
+    \/ \E p \in Procs : AppCollLocal(p)
+    \/ AppCollAll
     \/ \E src, dst \in Procs : \E i \in 1..Len(wire[<<src, dst>>]) : DeliverPacket(src, dst, i)
     \/ \E p \in Procs : \E label \in (IF procs[p].alive
                                       THEN InternalSteps(p, procs[p].vol, procs[p].stab, MayCheckpoint(p))
@@ -288,8 +365,20 @@ PlainSucc(c) ==
         senders == {p \in live : PlainOp(c, p)[1] \in {"send", "reply"}}
         receivers == {p \in live : PlainOp(c, p)[1] = "recv"}
         sites == {p \in live : PlainOp(c, p)[1] = "site"}
-    IN {PlainSend(c, p) : p \in senders}
+        nondets == {p \in live : PlainOp(c, p)[1] = "nondet"}
+        joint == /\ \A p \in Procs : p \in live /\ PlainOp(c, p)[1] = "coll"
+                 /\ \A p, q \in Procs : PlainOp(c, p) = PlainOp(c, q)
+                      /\ Cardinality({i \in 1..c.pc[p] : Prog[p][i][1] = "coll"})
+                         = Cardinality({i \in 1..c.pc[q] : Prog[q][i][1] = "coll"})
+        collAll == [c EXCEPT !.pc = [p \in Procs |-> @[p] + 1],
+                             !.acc = [p \in Procs |->
+                                LET op == PlainOp(c, p)  srcs == CollSources(op[2], op[3], p) IN
+                                CollAcc(@[p], op, [i \in DOMAIN srcs |-> CollData(c.acc[srcs[i]], c.pc[srcs[i]])])]]
+    IN (IF joint THEN {collAll} ELSE {})
+       \cup {PlainSend(c, p) : p \in senders}
        \cup {[c EXCEPT !.pc[p] = @ + 1] : p \in sites}
+       \cup UNION {{[c EXCEPT !.pc[p] = @ + 1, !.acc[p] = Chosen(@, x)] : x \in 0..(PlainOp(c, p)[2] - 1)}
+                   : p \in nondets}
        \cup UNION {{PlainRecv(c, p, i) :
                       i \in {j \in DOMAIN c.mb[p] :
                                PlainMatch(c, p, j)
@@ -320,10 +409,13 @@ CanProgress ==
            /\ LET op == Op(p, procs[p].pc) IN
               \/ op[1] \in {"send", "reply"} /\ MaySend(p, procs[p].vol, SendTo(p))
               \/ op[1] = "site"
+              \/ op[1] = "nondet" /\ \E c \in 0..(op[2] - 1) : MayChoose(p, procs[p].vol, op[2], c)
+              \/ op[1] = "coll" /\ CollLocal(p, procs[p].vol, op) # <<>>
               \/ op[1] = "recv" /\ \E i \in DOMAIN procs[p].mailbox :
                                      Matchable(p, i) /\ MayMatch(p, procs[p].vol, procs[p].mailbox[i])
         \/ procs[p].alive /\ InternalSteps(p, procs[p].vol, procs[p].stab, MayCheckpoint(p)) # {}
         \/ \E q \in Procs : wire[<<p, q>>] # <<>>
+    \/ CanCollectAll
 Terminal == ~CanProgress
 Ended == Terminal /\ Quiescent /\ \A p \in Procs : Finished(p)
 

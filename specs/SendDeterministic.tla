@@ -72,7 +72,7 @@
 (*                   (restart-failed-only sets it FALSE)                   *)
 (*   AckCheckpointed reading 8 (ack-at-next-message sets it FALSE)         *)
 (***************************************************************************)
-EXTENDS Naturals, Integers, Sequences, FiniteSets, TLC, RRValues
+EXTENDS Naturals, Integers, Sequences, FiniteSets, TLC, RRValues, AppEvents
 
 CONSTANTS N, Prog, NodeOf, GroupOf, Fifo, MaxFailures, MaxCheckpoints, CrashKinds,
           AtSites, NoFailureDuringRecovery
@@ -451,6 +451,6 @@ NoOrphan == Sys!NoOrphan
 FailureFreeEquivalence == Sys!FailureFreeEquivalence
 Termination == Sys!Termination
 RollbackScope == Sys!RollbackScopeProp
-NoInTransitInGroup == Sys!Theorem1Prop
+NoInTransitInGroup == [][Sys!Theorem1]_vars
 CausalReplayOrder == [][CausalReplayOrderAction]_vars
 =============================================================================

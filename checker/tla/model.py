@@ -16,7 +16,8 @@ from rrcheck.checker.invariants import applicable
 SPECS = Path(os.environ.get("RRCHECK_SPECS", Path(__file__).resolve().parents[2] / "specs"))
 
 # properties TLC checks on transitions ([][A]_vars), the others on states
-ACTION_PROPERTIES = ("RollbackScope", "Theorem1", "NoInTransitInGroup", "CausalReplayOrder")
+ACTION_PROPERTIES = ("RollbackScope", "Theorem1", "NoInTransitInGroup", "CausalReplayOrder",
+                     "LogEndNoBackwardCrossing", "LogEndNoLateCrossing")
 
 
 @dataclass(frozen=True)
@@ -36,6 +37,9 @@ SPECIFIED: dict[str, Spec] = {
     "send-deterministic": Spec("SendDeterministic", {}, {
         "phases": "Phases", "restart_buffer": "RestartBuffer", "gc_inclusive": "GcInclusive",
         "group_rollback": "GroupRollback", "ack_checkpointed": "AckCheckpointed"}),
+    "app-level": Spec("AppLevel", {}, {
+        "log_late": "LogLate", "suppress_early": "SuppressEarly", "log_nondet": "LogNondet",
+        "ready_after_late": "ReadyAfterLate", "stop_on_stopped_sender": "StopOnStoppedSender"}),
 }
 
 
@@ -65,7 +69,7 @@ def fn0(xs) -> str:
     return "(" + " @@ ".join(f"{i} :> {tla_value(v)}" for i, v in enumerate(xs)) + ")"
 
 
-SUPPORTED_OPS = {"send", "reply", "recv", "site"}
+SUPPORTED_OPS = {"send", "reply", "recv", "site", "nondet", "coll"}
 
 
 def check_workload(system) -> None:

@@ -15,6 +15,7 @@ import re
 
 from rrcheck.checker.errors import UsageError
 from rrcheck.checker.workloads import M32, mix
+from rrcheck.protocols.base import COLLECTIVES
 
 
 class Rec(tuple):
@@ -113,7 +114,9 @@ def parse_state(text: str) -> dict:
 # --- the canonical view --------------------------------------------------------
 
 TERMS = {"init": lambda p: mix(p), "pay": lambda acc, pc: mix(acc, pc),
-         "rcv": lambda acc, src, pay: mix(acc, src, pay)}
+         "rcv": lambda acc, src, pay: mix(acc, src, pay), "nd": lambda acc, c: mix(acc, 0x6E64, c),
+         "cdata": lambda acc, pc: mix(acc, pc, 0xC011),
+         "collacc": lambda acc, kind, inputs: mix(acc, 0xC0 + COLLECTIVES.index(kind), *inputs)}
 
 
 def _canon_tla(v):
