@@ -30,6 +30,7 @@ from rrcheck.checker.tla import run_tla  # noqa: E402
 SCENARIOS = [("coordinated", DEFAULTS["coordinated"][1]),          # ring n=2/1 node: node crash
              ("chandy-lamport", DEFAULTS["chandy-lamport"][1]),
              ("send-deterministic", DEFAULTS["send-deterministic"][4]),  # sd_ack: its largest default
+             ("app-level", DEFAULTS["app-level"][1]),                    # c3_two_epochs: its largest default
              ("coordinated", Scenario("any_source_race", 3, 3, crash_kinds=("process",)))]  # > 200,000 states
 
 
