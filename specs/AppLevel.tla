@@ -1,8 +1,8 @@
 ------------------------------ MODULE AppLevel ------------------------------
 (***************************************************************************)
 (* Application-level checkpointing with epochs: the C3 protocol of         *)
-(* Bronevetsky, Marques, Pingali, Stodghill ("Automated application-level  *)
-(* checkpointing of MPI programs", PPoPP 2003; Pingali's slides "The       *)
+(* Bronevetsky, Marques, Pingali, Stodghill, as Pingali presents it in      *)
+(* "Application-Level Fault Tolerance for MPI Programs" (slides "The        *)
 (* Protocol" to "Summary of collectives").                                 *)
 (*                                                                         *)
 (* Checkpoints only at checkpoint sites; the initiator P0 takes checkpoint *)
