@@ -25,7 +25,7 @@ class Parser(argparse.ArgumentParser):
 
 
 def parser() -> argparse.ArgumentParser:
-    from rrcheck.cli import check, fuzz, predict, prove
+    from rrcheck.cli import check, fuzz, predict, prove, tla
     from rrcheck.grouping import cli as grouping_cli
     from rrcheck.runtime import cli as runtime_cli
     p = Parser(prog="rrcheck", description="Model checking of rollback-recovery protocols.")
@@ -35,6 +35,7 @@ def parser() -> argparse.ArgumentParser:
     fuzz.add_parser(sub)
     prove.add_parser(sub)
     predict.add_parser(sub)
+    tla.add_parser(sub)
     runtime_cli.add_parsers(sub)
     grouping_cli.add_parser(sub)
     return p

@@ -166,6 +166,7 @@ def add_parsers(sub) -> None:
     s.add_argument("--explain", action="store_true",
                    help="classify each message at every rollback: past, in transit, orphan, future")
     s.add_argument("--html", metavar="OUT", help="write a self-contained page that steps through the counterexample")
+    s.add_argument("--itf", metavar="OUT", help="write the run as an ITF trace (Apalache/Quint), one state per event")
     s.set_defaults(func=cmd_replay)
 
 
@@ -435,6 +436,7 @@ def cmd_replay(args) -> int:
     from rrcheck.files import check_file
     svg_path = check_file(args.svg, "--svg") if args.svg else None
     html_path = check_file(args.html, "--html") if args.html else None
+    itf_path = check_file(args.itf, "--itf") if args.itf else None
     if svg_path == "-" and args.json:
         raise UsageError("--svg - and --json both write to standard output; give --svg a file")
     cx = T.load(args.file)
@@ -449,6 +451,9 @@ def cmd_replay(args) -> int:
     if html_path:
         from rrcheck.checker.viewer import page
         T.write_atomic(html_path, page(cx))
+    if itf_path:
+        from rrcheck.checker.itf import write_replay_itf
+        write_replay_itf(cx, itf_path)
     if svg_path == "-":
         pass
     elif args.json:

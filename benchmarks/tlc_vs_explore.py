@@ -1,0 +1,91 @@
+"""TLC against rrcheck's explorer on the same scenarios, in the same run,
+interleaved: time to verdict and distinct states/s of rrcheck (reduced and
+``--no-reduce``) and of TLC with 1 and 2 workers.
+
+    python benchmarks/tlc_vs_explore.py [--repeats 3] [--quick]
+
+Times: wall clock and CPU (rrcheck: ``time.process_time``; TLC: the child's
+user+system time from ``getrusage``), because other jobs share the machine;
+the load average is recorded before each round. TLC's times include the JVM
+start and parsing the specs (a few seconds). Writes
+benchmarks/results/tlc_vs_explore.json.
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import resource
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+import record  # noqa: E402  (benchmarks/record.py)
+
+from rrcheck.checker.check import run_check  # noqa: E402
+from rrcheck.checker.scenarios import DEFAULTS, Scenario  # noqa: E402
+from rrcheck.checker.tla import run_tla  # noqa: E402
+
+SCENARIOS = [("coordinated", DEFAULTS["coordinated"][1]),          # ring n=2/1 node: node crash
+             ("chandy-lamport", DEFAULTS["chandy-lamport"][1]),
+             ("send-deterministic", DEFAULTS["send-deterministic"][4]),  # sd_ack: its largest default
+             ("app-level", DEFAULTS["app-level"][1]),                    # c3_two_epochs: its largest default
+             ("coordinated", Scenario("any_source_race", 3, 3, crash_kinds=("process",)))]  # > 200,000 states
+
+
+def children_cpu() -> float:
+    r = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return r.ru_utime + r.ru_stime
+
+
+def rrcheck_run(protocol, sc, reduce: bool) -> dict:
+    c0, t0 = time.process_time(), time.perf_counter()
+    r = run_check(protocol, sc, reduce=reduce).result
+    wall, cpu = time.perf_counter() - t0, time.process_time() - c0
+    return {"engine": "rrcheck" + ("" if reduce else " --no-reduce"), "verdict": r.verdict, "states": r.states,
+            "transitions": r.transitions, "wall_s": round(wall, 2), "cpu_s": round(cpu, 2),
+            "states_per_cpu_s": round(r.states / cpu) if cpu else None}
+
+
+def tlc_run(protocol, sc, workers: int) -> dict:
+    c0, t0 = children_cpu(), time.perf_counter()
+    c = run_tla(protocol, sc, workers=workers, timeout=3600)
+    wall, cpu = time.perf_counter() - t0, children_cpu() - c0
+    return {"engine": f"tlc -workers {workers}", "verdict": c.verdict, "states": c.states,
+            "transitions": c.transitions, "wall_s": round(wall, 2), "cpu_s": round(cpu, 2),
+            "states_per_cpu_s": round(c.states / cpu) if cpu else None,
+            "states_per_wall_s": round(c.states / wall) if wall else None}
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--repeats", type=int, default=3)
+    ap.add_argument("--quick", action="store_true", help="leave out the model above 200,000 states")
+    args = ap.parse_args()
+    cases = SCENARIOS[:-1] if args.quick else SCENARIOS
+    runs = []
+    for rnd in range(args.repeats):
+        for protocol, sc in cases:
+            load = [round(x, 1) for x in os.getloadavg()]
+            for name, fn in (("reduced", lambda: rrcheck_run(protocol, sc, True)),
+                             ("tlc1", lambda: tlc_run(protocol, sc, 1)),
+                             ("no-reduce", lambda: rrcheck_run(protocol, sc, False)),
+                             ("tlc2", lambda: tlc_run(protocol, sc, 2))):
+                row = {"round": rnd, "protocol": protocol, "scenario": sc.label(), "load_before": load, **fn()}
+                runs.append(row)
+                print(f"{rnd} {protocol:<15} {sc.label():<38} {row['engine']:<22} {row['states']:>9,} states "
+                      f"wall {row['wall_s']:>7.1f} s cpu {row['cpu_s']:>7.1f} s", flush=True)
+                write(runs, done=False)  # a long run interrupted keeps what it measured
+    write(runs, done=True)
+    return 0
+
+
+def write(runs: list, done: bool) -> None:
+    record.write("tlc_vs_explore", {"note": "wall and CPU seconds; TLC's include the JVM start and parsing; "
+                                            "the machine is shared with other jobs (load_before)",
+                                    "complete": done, "runs": runs})
+
+
+if __name__ == "__main__":
+    sys.exit(main())

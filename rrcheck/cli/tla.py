@@ -1,0 +1,121 @@
+"""``rrcheck tla``: a protocol's TLA+ spec (specs/) checked by TLC on an rrcheck scenario.
+
+    rrcheck tla PROTOCOL [--workload W] [--procs N] [--nodes M] [--failures F]
+                [--checkpoints C] [--mutant NAME] [--workers N] [--keep DIR] [--json]
+    rrcheck tla --all
+
+Exit status as ``rrcheck check``: 0 as expected, 1 a violation or a surprise,
+2 a usage error (TLC or Java missing included), 3 incomplete (timeout).
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import shutil
+from pathlib import Path
+
+from rrcheck.checker.errors import UsageError
+
+
+def add_parser(sub) -> None:
+    from rrcheck.cli.check import scenario_args
+    s = sub.add_parser("tla", help="check a protocol's TLA+ spec with TLC on an rrcheck scenario")
+    s.add_argument("protocol", nargs="?")
+    s.add_argument("--all", action="store_true",
+                   help="every specified protocol on its default scenarios, every mutant of them on its own")
+    scenario_args(s)
+    s.add_argument("--mutant")
+    s.add_argument("--property", action="append", dest="properties", help="check only these (repeatable)")
+    s.add_argument("--workers", type=int, default=1, help="TLC worker threads")
+    s.add_argument("--timeout", type=float, default=1800.0, help="wall-clock limit of one TLC run (s)")
+    s.add_argument("--keep", help="keep TLC's working directory (MC.tla, MC.cfg, tlc.out) under DIR")
+    s.add_argument("--out", default="rrcheck-out", help="where counterexamples are written")
+    s.add_argument("--engine", choices=("tlc", "apalache"), default="tlc")
+    s.add_argument("--json", action="store_true")
+    s.set_defaults(func=cmd_tla)
+
+
+def cmd_tla(args) -> int:
+    from rrcheck.checker.tla import SPECIFIED, run_tla
+    if args.engine == "apalache":
+        if not shutil.which("apalache-mc"):
+            raise UsageError("apalache-mc is not on PATH (Apalache cannot be installed here); use --engine tlc")
+        raise UsageError("the Apalache runner is not written yet; use --engine tlc")
+    if args.workers < 1:
+        raise UsageError("--workers must be at least 1")
+    keep = Path(args.keep) if args.keep else None
+    if keep:
+        keep.mkdir(parents=True, exist_ok=True)
+    if args.all:
+        if args.protocol or args.mutant:
+            raise UsageError("--all checks every specified protocol and mutant; drop the protocol and --mutant")
+        return _all(args, keep)
+    from rrcheck.checker.scenarios import DEFAULTS, scenario_for_mutant
+    from rrcheck.cli.check import derive
+    from rrcheck.protocols.mutants import MUTANTS
+    if not args.protocol and not args.mutant:
+        raise UsageError("name a protocol (rrcheck list) or use --all")
+    if args.mutant and args.mutant not in MUTANTS:
+        raise UsageError(f"unknown mutant {args.mutant!r}; `rrcheck list` shows them all")
+    protocol = args.protocol or MUTANTS[args.mutant].protocol
+    if protocol not in SPECIFIED:
+        raise UsageError(f"{protocol} has no TLA+ spec yet; specified: {', '.join(SPECIFIED)}")
+    args.depth = None
+    args.max_states = None
+    scenario = derive(scenario_for_mutant(args.mutant) if args.mutant else DEFAULTS[protocol][0], args)
+    c = run_tla(protocol, scenario, args.mutant, args.properties, args.workers, keep, Path(args.out),
+                args.timeout)
+    if args.json:
+        print(json.dumps(c.as_dict(), indent=1))
+    else:
+        _print(c)
+    if c.verdict == "error":
+        return 1
+    return {"pass": 0, "violation": 1, "incomplete": 3}[c.verdict]
+
+
+def _print(c) -> None:
+    print(f"{c.mutant or c.protocol} on {c.scenario.label()} (TLC): {c.verdict.upper()}")
+    if c.property:
+        print(f"  {c.property}: {c.message}")
+    elif c.message:
+        print(f"  {c.message}")
+    print(f"  {c.states:,} distinct states, {c.generated:,} states generated, depth {c.depth}, {c.seconds:.1f} s")
+    if c.counterexample:
+        print(f"  counterexample ({len(c.events)} events): {c.counterexample}"
+              f" ({'replays' if c.reproduced else 'does NOT replay'} on the Python model)")
+        print(f"  see it: rrcheck replay {c.counterexample}")
+
+
+def expected(c) -> bool:
+    from rrcheck.protocols.mutants import MUTANTS
+    if c.mutant is None:
+        return c.verdict == "pass"
+    return c.verdict == "violation" and c.property in MUTANTS[c.mutant].catches and bool(c.reproduced)
+
+
+def _all(args, keep) -> int:
+    from rrcheck.checker.scenarios import DEFAULTS, scenario_for_mutant
+    from rrcheck.checker.tla import SPECIFIED, run_tla
+    from rrcheck.protocols.mutants import MUTANTS, PROTOCOLS
+    out = Path(args.out)
+    jobs = [(p, sc, None) for p in SPECIFIED for sc in DEFAULTS[p]]
+    jobs += [(m.protocol, scenario_for_mutant(name), name) for name, m in MUTANTS.items() if m.protocol in SPECIFIED]
+    checks = [run_tla(p, sc, mut, workers=args.workers, keep=keep, out=out, timeout=args.timeout)
+              for p, sc, mut in jobs]
+    ok = all(expected(c) for c in checks)
+    missing = [p for p in PROTOCOLS if p not in SPECIFIED]
+    if args.json:
+        print(json.dumps({"ok": ok, "not_specified": missing, "checks": [c.as_dict() for c in checks]}, indent=1))
+        return 0 if ok else 1
+    print(f"{'protocol / mutant':<40} {'scenario':<26} {'verdict':<10} {'property':<16} {'states':>9} {'s':>6}")
+    for c in checks:
+        mark = "ok" if expected(c) else ("NOT CAUGHT" if c.mutant else "FAILED")
+        print(f"{(c.mutant or c.protocol):<40} {c.scenario.label():<26} {c.verdict:<10} {(c.property or '-'):<16} "
+              f"{c.states:>9,} {c.seconds:>6.1f}  {mark}")
+    good = sum(expected(c) for c in checks)
+    print(f"\n{good}/{len(checks)} as expected under TLC" if ok else f"\n{len(checks) - good} of {len(checks)} "
+          "NOT as expected under TLC")
+    if missing:
+        print(f"no TLA+ spec yet: {', '.join(missing)}")
+    return 0 if ok else 1

@@ -1,0 +1,456 @@
+-------------------------- MODULE SendDeterministic --------------------------
+(***************************************************************************)
+(* The send-deterministic hierarchical protocol with phases: Guermouche    *)
+(* and Ropars, "Un protocole de recouvrement arrière hiérarchique pour     *)
+(* applications MPI de très grande taille avec émissions déterministes"    *)
+(* (RenPar 2011), §3 with Figures 5 (application processes) and 6 (the     *)
+(* restart process).                                                       *)
+(*                                                                         *)
+(* Coordinated checkpoints inside each group (§3.1); sender-based logging  *)
+(* of the messages between groups with their destination, date and phase,  *)
+(* no determinant (Fig. 5 lines 11-18): send-determinism (§2.3) re-creates *)
+(* the orphans, and phases (lines 20-27, §3.2) keep the replay causal.     *)
+(* After a failure the whole group restarts (lines 44-49); the other       *)
+(* groups send the logged messages after the restart date to the group's   *)
+(* restart process and report the phases of the orphans they hold (lines   *)
+(* 51-58), buffer new messages to the group and flush them at the end of   *)
+(* the restart (lines 15-16, 60-64). The restart process (Fig. 6) replays  *)
+(* a phase once no lower phase waits for an orphan. Acknowledgements       *)
+(* collect the logs (lines 29-31, 40-42).                                  *)
+(*                                                                         *)
+(* As rrcheck's protocols/send_deterministic.py, with the same records,    *)
+(* field names and line marks ("line n" is Fig. 5's unless Fig. 6 is      *)
+(* named), and the same readings where the printed pseudo-code is          *)
+(* inconsistent or silent ("reading n" below marks each at its place):     *)
+(*  1. Line 14 logs (P_j, Date, Phase, msg), line 16 buffers without the   *)
+(*     destination: both store the destination, date and phase just taken.*)
+(*  2. Line 42 deletes from Enregistres_j: it is the acknowledged sender's *)
+(*     own log Enregistres_i.                                              *)
+(*  3. Line 53 compares the sender's dates with the restarting process's   *)
+(*     Date, another clock: the restart message carries the restored Date  *)
+(*     (for the orphans of line 56) and RPP[j].Maxdate restored from the   *)
+(*     checkpoint (line 37) for the logged messages to re-send.            *)
+(*  4. Lines 55-58 run per restart message, once per restarting process    *)
+(*     p_k; the restart process waits for one notification per (process of *)
+(*     another group, restarting process) pair. NbOrphPhase counts orphan  *)
+(*     messages (Fig. 6 line 1 says processes; line 34 decrements once per *)
+(*     orphan message) and line 34 sends the phase recorded at line 25,    *)
+(*     the one counted at line 57.                                         *)
+(*  5. Fig. 6 line 20 releases phases only once every notification arrived *)
+(*     (line 11), also when started by line 17; released messages leave    *)
+(*     Enregistres (Fig. 6 lines 2, 5-6).                                  *)
+(*  6. FinRedemarrage goes from the restart process to the members, behind *)
+(*     their replayed messages, and each member forwards it to the other   *)
+(*     groups, which flush their buffer for it (lines 60-63) and drop the  *)
+(*     group from Redemarrage (line 4) once every member has (line 64).    *)
+(*  7. Every header carries the epoch of the destination's group as its    *)
+(*     sender knows it; a message sent to a restarting process before its  *)
+(*     sender heard of the restart is dropped (it is logged: line 54       *)
+(*     re-sends it). Buffered messages are flushed with their own date and *)
+(*     phase (line 62 writes the sender's current ones).                   *)
+(*  8. Group checkpoints are a blocking coordinated wave led by the        *)
+(*     group's least process, which also restarts the group and hosts the  *)
+(*     restart process; line 38 happens at the commit, and an              *)
+(*     acknowledgement names the committed checkpoint's RPP[j].Maxdate + 1 *)
+(*     (line 42 deletes below it, line 41 strictly), not the triggering    *)
+(*     message's date.                                                     *)
+(*  9. A reception (lines 20-28) is split as MPI splits it: line 21, RPP   *)
+(*     and the acknowledgement when the packet arrives; lines 22-23, 26-28 *)
+(*     when the application's receive consumes the message, so that a      *)
+(*     re-execution re-creates the dates lines 53 and 56 compare.          *)
+(* 10. An orphan (line 33) is reported only if re-sent by the sender       *)
+(*     group's current incarnation.                                        *)
+(* Limit (as the module's): concurrent restarts of two groups that         *)
+(* exchange messages are not covered (§3.2 launches one restart process    *)
+(* per group; line 48's Status is lost with a second crash).               *)
+(*                                                                         *)
+(* Knobs (CONSTANTS; each registered mutant sets one):                     *)
+(*   Phases          lines 22-27 (send-deterministic/no-phases)            *)
+(*   RestartBuffer   lines 15-16, 60-64 (no-restart-buffer)                *)
+(*   GcInclusive     line 41 with <= (gc-off-by-one)                       *)
+(*   GroupRollback   lines 44-49 roll the whole group back                 *)
+(*                   (restart-failed-only sets it FALSE)                   *)
+(*   AckCheckpointed reading 8 (ack-at-next-message sets it FALSE)         *)
+(***************************************************************************)
+EXTENDS Naturals, Integers, Sequences, FiniteSets, TLC, RRValues, AppEvents
+
+CONSTANTS N, Prog, NodeOf, GroupOf, Fifo, MaxFailures, MaxCheckpoints, CrashKinds,
+          AtSites, NoFailureDuringRecovery
+CONSTANTS Phases, RestartBuffer, GcInclusive, GroupRollback, AckCheckpointed
+
+VARIABLES procs, wire, failures, failed
+vars == <<procs, wire, failures, failed>>
+
+All == 0..(N - 1)
+Group(p) == {q \in All : GroupOf[q] = GroupOf[p]}
+SameGroup(p, q) == GroupOf[p] = GroupOf[q]
+Peers(p) == Group(p) \ {p}
+Leader(p) == CHOOSE q \in Group(p) : \A x \in Group(p) : q <= x
+Groups == {GroupOf[q] : q \in All}
+NG == 1 + CHOOSE g \in Groups : \A h \in Groups : h <= g
+RECURSIVE Asc(_)                                              \* ascending, as rrcheck sends
+Asc(S) == IF S = {} THEN <<>> ELSE LET x == CHOOSE x \in S : \A y \in S : x <= y
+                                   IN <<x>> \o Asc(S \ {x})
+Set(t, i, v) == [t EXCEPT ![i + 1] = v]                      \* t indexed from 0
+At(t, i) == t[i + 1]
+Max(a, b) == IF a >= b THEN a ELSE b
+Biggest(S) == CHOOSE x \in S : \A y \in S : y <= x
+Range(s) == {s[i] : i \in DOMAIN s}
+
+RUN == "run"
+RESTART == "restart"
+AWAIT == "await"
+NoRP == Down      \* Python's None (checker/tla/values.py reads None as this record)
+NoEpoch == -1     \* a replayed message carries no sender epoch (Python's None)
+
+ToEach(p, qs, kind, hdr) == Map(LAMBDA q : Send(Packet(p, q, kind, hdr, <<>>)), qs)
+
+\* Fig. 5 line 37: (ImagePs_i, RPP_i, Enregistres_i, Phase_i, Date_i); the image is the model's checkpoint
+SavedOf(vol) == [RPP |-> vol.RPP, Enregistres |-> vol.Enregistres, Phase |-> vol.Phase, Date |-> vol.Date]
+LastSaved(stab, cid) ==
+    LET is == {i \in DOMAIN stab.ckpts : stab.ckpts[i][1] = cid} IN
+    stab.ckpts[CHOOSE i \in is : \A j \in is : j <= i][2]
+
+\* Fig. 5's local variables: Date and Phase (line 3), Enregistres (line 5:
+\* <<dst, date, phase, msg>>), RPP (line 6: per sender <<Maxdate, <<date, phase>>...>>),
+\* RamasseMiette (line 8), PasEnvoyes (line 9: <<dst, date, phase, msg>>),
+\* Redemarrage (line 4) and the restarting members waited for (reading 6)
+Fresh(s, status, epoch, gc) ==
+    [Date |-> s.Date, Phase |-> s.Phase, Enregistres |-> s.Enregistres, RPP |-> s.RPP,
+     RamasseMiette |-> [i \in 1..N |-> gc], PasEnvoyes |-> <<>>, Redemarrage |-> {}, waiting |-> {},
+     Status |-> status, epoch |-> epoch, wave |-> 0, marks |-> {}, done |-> {}, taken |-> FALSE,
+     rp |-> NoRP]
+
+ProtoInit(p) ==
+    LET s0 == [RPP |-> [i \in 1..N |-> <<0, <<>>>>], Enregistres |-> <<>>, Phase |-> 1, Date |-> 1] IN  \* line 3
+    <<Fresh(s0, RUN, 0, FALSE),
+      [ckpts |-> << <<0, s0>> >>, line |-> 0, waves |-> 0, epoch |-> 0, known |-> [i \in 1..NG |-> 0]]>>
+
+-----------------------------------------------------------------------------
+(* Application send: Fig. 5 lines 11-18                                    *)
+
+\* (msg, Date, Phase, Groupe), the epoch of dst's group as p knows it, p's
+\* committed line and p's own epoch (reading 7)
+App(p, vol, stab, dst, date, phase, m) ==
+    LET epoch == IF SameGroup(p, dst) THEN vol.epoch ELSE At(stab.known, GroupOf[dst]) IN
+    Packet(p, dst, "app", <<date, phase, GroupOf[p], epoch, stab.line, vol.epoch>>, <<m>>)
+
+\* silence inside the group during a group checkpoint (reading 8)
+MaySend(p, vol, dst) == IF vol.Status = AWAIT THEN FALSE ELSE ~(vol.wave # 0 /\ SameGroup(p, dst))
+MayMatch(p, vol, mail) == vol.Status # AWAIT
+
+OnSend(p, vol, stab, m) ==
+    LET dst == m.dst
+        date == vol.Date + 1                                                  \* line 12
+        v == [vol EXCEPT !.Date = date]
+        \* reading 1: the destination, date and phase are logged with the message
+        lg == [v EXCEPT !.Enregistres = Append(@, <<dst, date, v.Phase, m>>)]   \* lines 13-14
+    IN IF SameGroup(p, dst) THEN Step(v, stab, <<Send(App(p, v, stab, dst, date, v.Phase, m))>>)
+       ELSE IF RestartBuffer /\ dst \in lg.waiting                          \* lines 15-16
+       THEN Step([lg EXCEPT !.PasEnvoyes = Append(@, <<dst, date, lg.Phase, m>>)], stab,
+                 <<Note("messages_buffered_during_restart")>>)
+       ELSE Step(lg, stab, <<Send(App(p, lg, stab, dst, date, lg.Phase, m))>>)  \* line 18
+
+-----------------------------------------------------------------------------
+(* Reception: lines 20-34 when the packet arrives; lines 22-23, 26-28 when *)
+(* the application's receive consumes the message (reading 9)               *)
+
+\* the phase RPP recorded for date (line 25), else dflt
+RecordedPhase(seen, date, dflt) ==
+    LET is == {i \in DOMAIN seen : seen[i][1] = date} IN
+    IF is = {} THEN dflt ELSE seen[CHOOSE i \in is : \A j \in is : j <= i][2]
+
+Receive(p, vol, stab, j, date, phase, m, effects, srcEpoch) ==
+    LET other == ~SameGroup(p, j)
+        maxdate == At(vol.RPP, j)[1]
+        seen == At(vol.RPP, j)[2]
+        g == GroupOf[j]
+    IN IF date > maxdate \/ ~other                    \* line 21 (RPP[j] is bottom inside the group)
+       THEN LET v1 == IF other                                                  \* lines 24-25
+                      THEN [vol EXCEPT !.RPP = Set(@, j, <<date, Append(seen, <<date, phase>>)>>)]
+                      ELSE vol
+                ack == other /\ At(v1.RamasseMiette, j)                          \* lines 29-31
+                \* reading 8: what the committed checkpoint holds from j, not what
+                \* came before this message: some came between checkpoint and commit
+                covered == IF AckCheckpointed THEN At(LastSaved(stab, stab.line).RPP, j)[1] + 1 ELSE date
+                v2 == IF ack THEN [v1 EXCEPT !.RamasseMiette = Set(@, j, FALSE)] ELSE v1
+                out == IF ack THEN <<Send(Packet(p, j, "ack", <<covered>>, <<>>)), Note("acks_sent")>>
+                       ELSE <<>>
+            IN Step(v2, stab, effects \o out \o <<Deliver(Mail(m, <<date, phase, other>>))>>)  \* line 32
+       ELSE IF g \notin vol.Redemarrage THEN Step(vol, stab, effects \o <<Note("duplicates_dropped")>>)
+       \* re-sent by an incarnation a newer restart of j's group discarded: it
+       \* will be re-sent again, and counted by that restart (line 56)
+       ELSE IF srcEpoch # At(stab.known, g) THEN Step(vol, stab, effects \o <<Note("stale_dropped")>>)
+       \* lines 33-34: an orphan re-sent by the re-execution; reading 4: its recorded phase
+       ELSE Step(vol, stab, effects \o <<Send(Packet(p, Leader(j), "rp_no_orphan",
+                                                     <<At(stab.known, g), RecordedPhase(seen, date, phase)>>, <<>>)),
+                                         Note("orphans_rereceived")>>)
+
+\* lines 22-23, 26-28 at the application's reception
+OnReceive(p, vol, stab, mail, src, tag) ==
+    LET phase == mail.hdr[2]
+        other == mail.hdr[3]
+        v == IF Phases THEN [vol EXCEPT !.Phase = Max(@, IF other THEN phase + 1 ELSE phase)]   \* lines 23, 27
+             ELSE vol
+        out == IF Phases /\ other /\ phase + 1 > vol.Phase THEN <<Note("phase_raised_by_other_group")>> ELSE <<>>
+    IN Step([v EXCEPT !.Date = @ + 1], stab, out)                               \* line 28
+
+-----------------------------------------------------------------------------
+(* Garbage collection: lines 36-42                                          *)
+\* reading 2: p deletes from its own log the messages to P_j dated before MaxDate (line 41)
+Ack(p, vol, stab, j, maxdate) ==
+    LET keep == SelectSeq(vol.Enregistres,
+                          LAMBDA e : e[1] # j \/ ~(IF GcInclusive THEN e[2] <= maxdate ELSE e[2] < maxdate))
+    IN Step([vol EXCEPT !.Enregistres = keep], stab,
+            IF Len(keep) < Len(vol.Enregistres) THEN <<Note("logged_messages_collected")>> ELSE <<>>)
+
+-----------------------------------------------------------------------------
+(* Group checkpoints: a blocking coordinated wave (reading 8)               *)
+EndWave(vol) ==   \* line 38 at the commit (reading 8)
+    [vol EXCEPT !.wave = 0, !.marks = {}, !.done = {}, !.taken = FALSE, !.RamasseMiette = [i \in 1..N |-> TRUE]]
+
+Advance(p, vol, stab, out) ==
+    LET w == vol.wave
+        lead == Leader(p)
+        take == ~vol.taken /\ Peers(p) \subseteq vol.marks   \* every peer is silent towards p
+        v1 == IF take THEN [vol EXCEPT !.taken = TRUE, !.done = IF p = lead THEN @ \cup {p} ELSE @] ELSE vol
+        s1 == IF take THEN [stab EXCEPT !.ckpts = Append(@, <<w, SavedOf(vol)>>)] ELSE stab   \* line 37
+        o1 == IF take THEN out \o <<Checkpoint(w)>>
+                           \o (IF p = lead THEN <<>> ELSE <<Send(Packet(p, lead, "done", <<vol.epoch, w>>, <<>>))>>)
+              ELSE out
+    IN IF p = lead /\ Group(p) \subseteq v1.done
+       THEN Step(EndWave(v1), [s1 EXCEPT !.line = w], o1 \o ToEach(p, Asc(Peers(p)), "commit", <<v1.epoch, w>>))
+       ELSE Step(v1, s1, o1)
+
+StartWave(p, vol, stab) ==
+    LET w == stab.waves + 1
+        v == [vol EXCEPT !.wave = w]
+    IN Advance(p, v, [stab EXCEPT !.waves = w], ToEach(p, Asc(Peers(p)), "mark", <<v.epoch, w>>))
+
+OnWave(p, vol, stab, pk) ==
+    LET e == pk.hdr[1]  w == pk.hdr[2] IN
+    IF e # vol.epoch \/ vol.Status = AWAIT THEN Step(vol, stab, <<Note("stale_dropped")>>)
+    ELSE CASE pk.kind = "mark" ->
+                LET j == IF vol.wave = 0 THEN [vol EXCEPT !.wave = w] ELSE vol
+                    out == IF vol.wave = 0 THEN ToEach(p, Asc(Peers(p)), "mark", <<e, w>>) ELSE <<>>
+                IN Advance(p, [j EXCEPT !.marks = @ \cup {pk.src}], stab, out)
+           [] pk.kind = "done" -> Advance(p, [vol EXCEPT !.done = @ \cup {pk.src}], stab, <<>>)
+           [] pk.kind = "commit" -> Step(EndWave(vol), [stab EXCEPT !.line = w], <<>>)
+
+-----------------------------------------------------------------------------
+(* Failure: lines 44-49                                                     *)
+
+\* Lines 45-49 at one member: restore, Status <- Redemarrage, tell the other
+\* groups. hasVol: p was up (what p knows of other groups' restarts is not
+\* rolled back).
+Rollback(p, vol, hasVol, stab, e, line, members) ==
+    LET v0 == Fresh(LastSaved(stab, line), RESTART, e, line > 0)
+        v2 == IF hasVol THEN [v0 EXCEPT !.Redemarrage = vol.Redemarrage, !.waiting = vol.waiting, !.rp = vol.rp]
+              ELSE v0
+    IN Step(v2, [stab EXCEPT !.line = line, !.epoch = e],
+            <<Restore(line)>>
+            \* reading 3: the restored Date, and what p had received from q at the line
+            \o Map(LAMBDA q : Send(Packet(p, q, "restart", <<e, v2.Date, At(v2.RPP, q)[1], members>>, <<>>)),
+                   Asc(All \ Group(p))))
+
+(* Fig. 6 lines 19-24: replay every phase up to the lowest one that waits   *)
+(* for an orphan (line 20, reading 5), in rrcheck's order (phase, dst,      *)
+(* date, sender); when none waits, FinRedemarrage to the members (lines     *)
+(* 23-24, reading 6).                                                       *)
+Lex4Less(a, b) == \E i \in 1..4 : a[i] < b[i] /\ \A j \in 1..(i - 1) : a[j] = b[j]
+NotificationPhases(p, vol, stab, rp) ==
+    LET waitingPh == {rp.NbOrphPhase[i][1] : i \in {j \in DOMAIN rp.NbOrphPhase : rp.NbOrphPhase[j][2] > 0}}
+        low == IF waitingPh = {} THEN 0 ELSE CHOOSE x \in waitingPh : \A y \in waitingPh : x <= y
+        go == SortSeq(SelectSeq(rp.Enregistres, LAMBDA x : waitingPh = {} \/ x[1] <= low), Lex4Less)
+        out == Map(LAMBDA x : Send(Packet(p, x[2], "replay", <<rp.epoch, x[3], x[1], x[4]>>, <<x[5]>>)), go)
+        held == Len(rp.Enregistres) - Len(go)
+        notes == IF held > 0 THEN <<Note("replays_held_for_orphans")>> ELSE <<>>
+        rp2 == [rp EXCEPT !.Enregistres = SelectSeq(@, LAMBDA x : x \notin Range(go))]
+    IN IF waitingPh = {}                                                     \* lines 23-24
+       THEN Step([vol EXCEPT !.rp = NoRP], stab, out \o ToEach(p, rp.members, "end", <<rp.epoch>>) \o notes)
+       ELSE Step([vol EXCEPT !.rp = rp2], stab, out \o notes)
+
+\* At the leader: a new epoch; every P of the group (line 46) rolls back to
+\* the committed line, and the leader starts the restart process (§3.2).
+\* hasVol: the leader is up (a member's "failed"), else it restarts itself.
+GroupRestart(p, vol, hasVol, stab, failedP) ==
+    LET e == Max(stab.epoch, IF hasVol THEN vol.epoch ELSE 0) + 1
+        members == IF GroupRollback THEN Asc(Group(p)) ELSE <<failedP>>   \* mutant: the failed one alone
+        r == IF p \in Range(members) THEN Rollback(p, vol, hasVol, [stab EXCEPT !.epoch = e], e, stab.line, members)
+             ELSE Step(vol, stab, <<>>)
+        \* Fig. 6's local variables, for this restart: Enregistres (lines 2, 5-6:
+        \* <<phase, dst, date, sender, msg>>), NbOrphPhase (line 1), the
+        \* (process, restarting process) pairs heard (line 11) and how many there are
+        rp == [epoch |-> e, Enregistres |-> <<>>, NbOrphPhase |-> <<>>, notified |-> {},
+               expected |-> Len(members) * (N - Cardinality(Group(p))), members |-> members]
+        out == r.eff \o ToEach(p, SelectSeq(members, LAMBDA q : q # p), "rollback", <<e, stab.line, members>>)
+    IN IF rp.expected > 0 THEN Step([r.vol EXCEPT !.rp = rp], r.stab, out)
+       ELSE LET np == NotificationPhases(p, r.vol, r.stab, rp) IN   \* no other group to hear from
+            Step(np.vol, np.stab, out \o np.eff)
+
+OnRestart(p, stab) ==
+    IF p = Leader(p) THEN GroupRestart(p, NoRP, FALSE, stab, p)
+    \* a member restores its committed checkpoint and asks the leader to restart the group
+    ELSE Step(Fresh(LastSaved(stab, stab.line), AWAIT, stab.epoch, FALSE), stab,
+              <<Restore(stab.line), Send(Packet(p, Leader(p), "failed", <<stab.epoch>>, <<>>))>>)
+
+-----------------------------------------------------------------------------
+(* At the other groups: lines 51-58 and 60-64                               *)
+OnRestartMsg(p, vol, stab, pk) ==
+    LET e == pk.hdr[1]  dateRe == pk.hdr[2]  maxdate == pk.hdr[3]  members == pk.hdr[4]
+        k == pk.src
+        g == GroupOf[k]
+        new == e > At(stab.known, g)                                             \* line 52
+        st == IF new THEN [stab EXCEPT !.known = Set(@, g, e)] ELSE stab
+        v1 == IF new THEN [vol EXCEPT !.Redemarrage = @ \cup {g}, !.waiting = @ \cup Range(members)] ELSE vol
+        \* lines 53-54; what p buffered for k is logged too, so it goes with them
+        v2 == [v1 EXCEPT !.PasEnvoyes = SelectSeq(@, LAMBDA x : x[1] # k)]
+        logs == SelectSeq(v2.Enregistres, LAMBDA x : x[1] = k /\ x[2] > maxdate)
+        out == Map(LAMBDA x : Send(Packet(p, Leader(k), "rp_log", <<e, x[2], x[3]>>, <<x[4]>>)), logs)
+        \* lines 55-57: the phases of the orphans p holds from k (reading 4: with multiplicity)
+        phases == Map(LAMBDA x : x[2], SelectSeq(At(v2.RPP, k)[2], LAMBDA x : x[1] > dateRe))
+        notes == (IF logs # <<>> THEN <<Note("logged_messages_resent")>> ELSE <<>>)
+                 \o (IF phases # <<>> THEN <<Note("orphan_phases_reported")>> ELSE <<>>)
+    IN IF e < At(stab.known, g) THEN Step(vol, stab, <<Note("stale_dropped")>>)
+       ELSE Step(v2, st, out \o <<Send(Packet(p, Leader(k), "rp_orphans", <<e, k, phases>>, <<>>))>> \o notes)  \* line 58
+
+OnEnd(p, vol, stab, pk) ==
+    LET e == pk.hdr[1]  k == pk.src  g == GroupOf[k] IN
+    IF SameGroup(p, k)   \* from the restart process: p's restart is over (reading 6)
+    THEN IF e # vol.epoch \/ vol.Status # RESTART THEN Step(vol, stab, <<Note("stale_dropped")>>)
+         ELSE Step([vol EXCEPT !.Status = RUN], stab,
+                   ToEach(p, Asc(All \ Group(p)), "end", <<e>>) \o <<Note("restarts_ended")>>)
+    ELSE IF e # At(stab.known, g) \/ k \notin vol.waiting THEN Step(vol, stab, <<Note("stale_dropped")>>)
+    \* lines 60-63 for member k; reading 7: each buffered message with its own date and phase
+    ELSE LET fl == SelectSeq(vol.PasEnvoyes, LAMBDA x : x[1] = k)
+             out == Map(LAMBDA x : Send(App(p, vol, stab, x[1], x[2], x[3], x[4])), fl)
+             v1 == [vol EXCEPT !.PasEnvoyes = SelectSeq(@, LAMBDA x : x[1] # k), !.waiting = @ \ {k}]
+             v2 == IF \E x \in v1.waiting : GroupOf[x] = g THEN v1
+                   ELSE [v1 EXCEPT !.Redemarrage = @ \ {g}]                    \* line 64
+         IN Step(v2, stab, out \o (IF fl # <<>> THEN <<Note("buffered_messages_flushed")>> ELSE <<>>))
+
+-----------------------------------------------------------------------------
+(* The restart process: Fig. 6                                              *)
+\* NbOrphPhase as a sequence of <<phase, count>> in ascending phase, d added to ph's count
+AddCount(nb, ph, d) ==
+    LET ps == {nb[i][1] : i \in DOMAIN nb} \cup {ph}
+        old(x) == LET is == {i \in DOMAIN nb : nb[i][1] = x} IN IF is = {} THEN 0 ELSE nb[CHOOSE i \in is : TRUE][2]
+    IN Map(LAMBDA x : <<x, old(x) + (IF x = ph THEN d ELSE 0)>>, Asc(ps))
+RECURSIVE AddAll(_, _)
+AddAll(nb, phs) == IF phs = <<>> THEN nb ELSE AddAll(AddCount(nb, Head(phs), 1), Tail(phs))
+
+RestartProcess(p, vol, stab, pk) ==
+    LET rp == vol.rp IN
+    IF rp = NoRP THEN Step(vol, stab, <<Note("stale_dropped")>>)
+    ELSE IF pk.hdr[1] # rp.epoch THEN Step(vol, stab, <<Note("stale_dropped")>>)
+    ELSE IF pk.kind = "rp_log"                                        \* Fig. 6 lines 5-6
+    THEN Step([vol EXCEPT !.rp.Enregistres =
+                   Append(@, <<pk.hdr[3], pk.msg[1].dst, pk.hdr[2], pk.src, pk.msg[1]>>)], stab, <<>>)
+    ELSE LET rp2 == IF pk.kind = "rp_orphans"                            \* Fig. 6 lines 8-12
+                    THEN [rp EXCEPT !.NbOrphPhase = AddAll(@, pk.hdr[3]), !.notified = @ \cup {<<pk.src, pk.hdr[2]>>}]
+                    ELSE [rp EXCEPT !.NbOrphPhase = AddCount(@, pk.hdr[2], -1)]   \* Fig. 6 lines 14-17
+         IN IF Cardinality(rp2.notified) < rp2.expected   \* reading 5
+            THEN Step([vol EXCEPT !.rp = rp2], stab, <<>>)
+            ELSE NotificationPhases(p, vol, stab, rp2)
+
+\* an application message on the wire (the reception above, after the epoch checks)
+AppPacket(p, vol, stab, pk) ==
+    LET date == pk.hdr[1]  phase == pk.hdr[2]  epoch == pk.hdr[4]  line == pk.hdr[5]  srcEpoch == pk.hdr[6]
+        internal == SameGroup(p, pk.src)
+    IN IF epoch < vol.epoch /\ (IF GroupRollback THEN TRUE ELSE ~internal)
+       \* sent before its sender heard of this group's restart (reading 7)
+       THEN Step(vol, stab, <<Note("stale_dropped")>>)
+       ELSE IF epoch > vol.epoch /\ internal /\ GroupRollback
+       \* a peer restarted and re-executes; the rollback itself is still on its way
+       THEN LET r == Rollback(p, vol, TRUE, stab, epoch, line, Asc(Group(p))) IN
+            Receive(p, r.vol, r.stab, pk.src, date, phase, pk.msg[1], r.eff, srcEpoch)
+       ELSE Receive(p, vol, stab, pk.src, date, phase, pk.msg[1], <<>>, srcEpoch)
+
+-----------------------------------------------------------------------------
+(* The handlers the system model calls                                      *)
+OnPacket(p, vol, stab, pk) ==
+    CASE pk.kind = "app" -> AppPacket(p, vol, stab, pk)
+      [] pk.kind = "replay" ->
+           IF pk.hdr[1] # vol.epoch \/ vol.Status # RESTART THEN Step(vol, stab, <<Note("stale_dropped")>>)
+           ELSE Receive(p, vol, stab, pk.hdr[4], pk.hdr[2], pk.hdr[3], pk.msg[1], <<Note("replayed_messages")>>, NoEpoch)
+      [] pk.kind = "ack" -> Ack(p, vol, stab, pk.src, pk.hdr[1])
+      [] pk.kind \in {"mark", "done", "commit"} -> OnWave(p, vol, stab, pk)
+      [] pk.kind = "failed" -> GroupRestart(p, vol, TRUE, stab, pk.src)
+      [] pk.kind = "rollback" ->
+           IF pk.hdr[1] <= vol.epoch /\ vol.Status # AWAIT THEN Step(vol, stab, <<Note("stale_dropped")>>)
+           ELSE Rollback(p, vol, TRUE, stab, pk.hdr[1], pk.hdr[2], pk.hdr[3])
+      [] pk.kind = "restart" -> OnRestartMsg(p, vol, stab, pk)
+      [] pk.kind = "end" -> OnEnd(p, vol, stab, pk)
+      [] pk.kind \in {"rp_log", "rp_orphans", "rp_no_orphan"} -> RestartProcess(p, vol, stab, pk)
+
+InternalSteps(p, vol, stab, mayCheckpoint) ==
+    IF mayCheckpoint /\ p = Leader(p) /\ vol.Status = RUN /\ vol.rp = NoRP /\ vol.wave = 0
+    THEN {"checkpoint"} ELSE {}
+OnInternal(p, vol, stab, label) == StartWave(p, vol, stab)
+
+Holdings(p, vol, stab) ==
+    {vol.Enregistres[i][4] : i \in DOMAIN vol.Enregistres}
+    \cup {vol.PasEnvoyes[i][4] : i \in DOMAIN vol.PasEnvoyes}
+    \cup (IF vol.rp = NoRP THEN {} ELSE {vol.rp.Enregistres[i][5] : i \in DOMAIN vol.rp.Enregistres})
+RecordedChannels(p, stab, cid) == <<>>
+Recovering(p, vol) == IF vol.Status # RUN THEN TRUE ELSE vol.rp # NoRP
+RecoveryKinds == {"failed", "rollback", "restart", "rp_log", "rp_orphans", "rp_no_orphan", "replay", "end"}
+CoordinatedWith(p) == Group(p)
+ScopeOf(f) == UNION {Group(x) : x \in f}
+\* a restart restores; a rollback of a live process takes a new epoch
+RestoredTo(p, before, after) ==
+    IF after.alive /\ (IF before.alive THEN after.stab.epoch # before.stab.epoch ELSE TRUE)
+    THEN {after.stab.line} ELSE {}
+
+-----------------------------------------------------------------------------
+Sys == INSTANCE RollbackRecovery
+
+(* §3.2, CausalReplayOrder (checker/invariants/send_deterministic.py): no  *)
+(* process delivers a message whose causal past holds a send of its own    *)
+(* group that the group's re-execution has not made again. The causal past *)
+(* of a message, counted per process in sends, is read off its payload     *)
+(* term: <<"pay", acc, pc>> folds every reception before the send.         *)
+SendsBefore(p, pc) == Cardinality({i \in 1..pc : Prog[p][i][1] \in {"send", "reply"}})
+RECURSIVE PastOfAcc(_), PastOfPay(_, _)
+PastOfAcc(acc) ==
+    IF acc[1] = "init" THEN [q \in All |-> 0]
+    ELSE IF acc[1] = "sum"   \* a base, and a bag of <<src, payload>>
+    THEN LET a == PastOfAcc(acc[2])
+             ps == {PastOfPay(x[1], x[2]) : x \in DOMAIN acc[3]}
+         IN [q \in All |-> Max(a[q], Biggest({v[q] : v \in ps}))]
+    ELSE LET a == PastOfAcc(acc[2])  b == PastOfPay(acc[3], acc[4]) IN [q \in All |-> Max(a[q], b[q])]
+PastOfPay(src, pay) == [PastOfAcc(pay[2]) EXCEPT ![src] = SendsBefore(src, pay[3]) + 1]
+RECURSIVE SumLen(_, _)
+SumLen(s, i) == IF i >= N THEN 0 ELSE Len(s[i]) + SumLen(s, i + 1)
+SentCount(pr) == SumLen(pr.ghost.sent, 0)
+CausalOK(r) ==
+    LET o == procs'[r].ghost.order
+        src == o[Len(o)][1]
+        d == procs'[r].ghost.delivered[src]
+        past == PastOfPay(src, d[Len(d)][2])
+    IN \A q \in Group(r) :
+          LET qv == procs'[q].vol IN
+          IF past[q] = 0 \/ ~procs'[q].alive THEN TRUE
+          ELSE IF qv.epoch # procs'[r].vol.epoch \/ qv.Status = AWAIT THEN TRUE
+          ELSE past[q] <= SentCount(procs'[q])
+CausalReplayOrderAction ==
+    \A r \in All : (\E i \in DOMAIN procs[r].mailbox : Sys!AppRecv(r, i)) => CausalOK(r)
+
+\* Fig. 5-6: every restart ends
+RestartTermination ==
+    Sys!Terminal => \A p \in All :
+        procs[p].alive => /\ procs[p].vol.Status = RUN /\ procs[p].vol.rp = NoRP
+                          /\ procs[p].vol.Redemarrage = {} /\ procs[p].vol.PasEnvoyes = <<>>
+
+Init == Sys!Init
+Next == Sys!Next
+Spec == Sys!Spec
+NoLostMessage == Sys!NoLostMessage
+NoDuplicateDelivery == Sys!NoDuplicateDelivery
+NoOrphan == Sys!NoOrphan
+FailureFreeEquivalence == Sys!FailureFreeEquivalence
+Termination == Sys!Termination
+RollbackScope == Sys!RollbackScopeProp
+NoInTransitInGroup == [][Sys!Theorem1]_vars
+CausalReplayOrder == [][CausalReplayOrderAction]_vars
+=============================================================================

@@ -1,0 +1,151 @@
+"""Agreement of the two engines: TLC on the TLA+ specs (specs/) and rrcheck's
+explicit explorer without reductions on the Python protocols.
+
+On every default scenario and registered mutant of each specified protocol:
+the same verdict and the same violated property, and the same state graph —
+equal distinct states, and TLC's states generated = rrcheck's transitions + 1
+(TLC counts the initial state as generated). A violation stops each engine
+at a point that depends on its search order, so for a mutant the whole state
+graph is compared with the invariants off. Every TLC counterexample replays on
+the Python protocol with the same property.
+"""
+from __future__ import annotations
+
+import json
+from collections import deque
+from pathlib import Path
+
+import pytest
+
+from rrcheck.checker.check import run_check
+from rrcheck.checker.scenarios import DEFAULTS, MUTANT_SCENARIOS, SLOW, Scenario, make_system
+from rrcheck.checker.tla import SPECIFIED, run_tla
+from rrcheck.checker.tla.run import TlcMissing, java, jar
+from rrcheck.checker import trace as T
+from rrcheck.protocols.mutants import MUTANTS
+
+try:
+    java(), jar()
+except TlcMissing as e:  # pragma: no cover
+    pytest.skip(str(e), allow_module_level=True)
+
+pytestmark = pytest.mark.xdist_group("tlc")
+
+# A model of more than QUICK states (specs/manifest.json) runs with -m slow:
+# TLC and the explorer each take more than half a minute on a shared machine.
+QUICK = 5_000
+MODELS = {(r["protocol"], r["mutant"], r["scenario"]): r
+          for r in json.loads((Path(__file__).resolve().parents[1] / "specs" / "manifest.json").read_text())["models"]}
+
+
+def sized(protocol, scenario, mutant, *values, suffix=""):
+    row = MODELS.get((protocol, mutant, scenario.label()), {})
+    if row.get("not_checked"):
+        mark = pytest.mark.skip(reason=row["not_checked"])
+    else:
+        mark = pytest.mark.slow if (row.get("rrcheck_no_reduce", {}).get("states") or QUICK + 1) > QUICK else ()
+    return pytest.param(*values, marks=mark, id=(mutant or f"{protocol}-{scenario.label()}") + suffix)
+
+
+DEFAULT = [sized(p, sc, None, p, sc) for p in SPECIFIED for sc in DEFAULTS[p]]
+MUTANT = [sized(m.protocol, MUTANT_SCENARIOS[name], name, name) for name, m in MUTANTS.items()
+          if m.protocol in SPECIFIED]
+PROPERTY_ALONE = [sized(m.protocol, MUTANT_SCENARIOS[name], name, name, prop, suffix=f"-{prop}")
+                  for name, m in MUTANTS.items() if m.protocol in SPECIFIED for prop in m.catches]
+# beyond the defaults: other workloads, sizes and bounds
+MORE = [("coordinated", Scenario("exchange", 3, 3, crash_kinds=("process",), checkpoints=0)),
+        ("chandy-lamport", Scenario("ring", 3, 2, checkpoints=0)),
+        ("coordinated", Scenario("ring", 2, 2, failures=2, crash_kinds=("process",))),
+        ("chandy-lamport", Scenario("pingpong", 2, 1, failures=0))]
+
+
+def graph(protocol, scenario, mutant=None) -> tuple[int, int]:
+    """States and transitions of the Python model's whole state graph."""
+    system, _ = make_system(protocol, scenario, mutant)
+    init = system.initial()
+    seen, todo, transitions = {init}, deque([init]), 0
+    while todo:
+        s = todo.popleft()
+        for a in system.actions(s):
+            s2, _ = system.step(s, a)
+            transitions += 1
+            if s2 not in seen:
+                seen.add(s2)
+                todo.append(s2)
+    return len(seen), transitions
+
+
+def agree(protocol, scenario):
+    py = run_check(protocol, scenario, reduce=False).result
+    tlc = run_tla(protocol, scenario)
+    assert tlc.verdict == py.verdict, tlc.message
+    assert tlc.property == (py.violation.property if py.violation else None)
+    assert tlc.states == py.states
+    assert tlc.generated == py.transitions + 1
+    assert tlc.depth == py.depth
+
+
+@pytest.mark.parametrize("protocol,scenario", DEFAULT)
+def test_invariants_tla_default_scenarios_agree(protocol, scenario):
+    agree(protocol, scenario)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("protocol,scenario", MORE, ids=[f"{p}-{s.label()}" for p, s in MORE])
+def test_invariants_tla_more_scenarios_agree(protocol, scenario):
+    agree(protocol, scenario)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("protocol,scenario", [(p, sc) for p in SPECIFIED for sc in SLOW.get(p, ())])
+def test_invariants_tla_slow_scenarios_agree(protocol, scenario):
+    agree(protocol, scenario)
+
+
+@pytest.mark.parametrize("name", MUTANT)
+def test_invariants_tla_mutants_caught_alike(name, tmp_path):
+    m = MUTANTS[name]
+    scenario = MUTANT_SCENARIOS[name]
+    py = run_check(m.protocol, scenario, name, reduce=False).result
+    tlc = run_tla(m.protocol, scenario, name, out=tmp_path)
+    assert tlc.verdict == py.verdict == "violation"
+    assert tlc.property == py.violation.property and tlc.property in m.catches
+    # the TLC trace, mapped onto the Python model, reproduces the property
+    assert tlc.reproduced
+    rep = T.replay(T.load(tlc.counterexample))
+    assert rep.violation.property == tlc.property
+
+
+# whole graphs of the mutants, invariants off (one small enough for the quick run)
+GRAPHS = [pytest.param(name, marks=() if name == "chandy-lamport/no-channel-recording" else pytest.mark.slow, id=name)
+          for name, m in MUTANTS.items() if m.protocol in SPECIFIED]
+
+
+@pytest.mark.parametrize("name", GRAPHS)
+def test_invariants_tla_mutant_graphs_agree(name):
+    m = MUTANTS[name]
+    scenario = MUTANT_SCENARIOS[name]
+    whole = run_tla(m.protocol, scenario, name, properties=(), timeout=3600)
+    states, transitions = graph(m.protocol, scenario, name)
+    assert whole.verdict == "pass"
+    assert (whole.states, whole.generated) == (states, transitions + 1)
+
+
+@pytest.mark.parametrize("name,prop", PROPERTY_ALONE)
+def test_invariants_tla_each_property_alone(name, prop):
+    """Each property a mutant is meant to break, checked alone: the two engines
+    give the same verdict (so each TLA+ property is shown to catch, or to
+    agree that it does not)."""
+    m = MUTANTS[name]
+    scenario = MUTANT_SCENARIOS[name]
+    py = run_check(m.protocol, scenario, name, properties=(prop,), reduce=False).result
+    tlc = run_tla(m.protocol, scenario, name, properties=(prop,))
+    assert tlc.verdict == py.verdict
+    if py.violation:
+        assert tlc.property == prop
+
+
+def test_tla_missing_jar_is_a_usage_error(monkeypatch):
+    monkeypatch.setenv("RRCHECK_TLA2TOOLS", "/nonexistent/tla2tools.jar")
+    with pytest.raises(TlcMissing, match="RRCHECK_TLA2TOOLS"):
+        run_tla("coordinated", DEFAULTS["coordinated"][0])

@@ -1,0 +1,36 @@
+"""`rrcheck tla`: usage errors in one line, the result JSON, --keep."""
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from rrcheck.checker.tla.run import TlcMissing, java, jar
+from rrcheck.cli import main
+
+try:
+    java(), jar()
+except TlcMissing as e:  # pragma: no cover
+    pytest.skip(str(e), allow_module_level=True)
+
+
+@pytest.mark.parametrize("argv,needle", [
+    (["tla", "sbml"], "no TLA+ spec yet"),
+    (["tla", "coordinated", "--workload", "testany"], "no 'nondet' operation"),
+    (["tla", "--mutant", "nope"], "unknown mutant"),
+    (["tla", "coordinated", "--workers", "0"], "--workers"),
+    (["tla"], "name a protocol"),
+])
+def test_tla_usage_errors_are_one_line(argv, needle, capsys):
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and needle in err
+
+
+def test_tla_json_and_keep(tmp_path, capsys):
+    argv = ["tla", "coordinated", "--workload", "pingpong", "--failures", "0", "--json", "--keep", str(tmp_path)]
+    assert main(argv) == 0
+    d = json.loads(capsys.readouterr().out)
+    assert d["verdict"] == "pass" and d["states_generated"] == d["transitions"] + 1 and d["tlc_exit"] == 0
+    kept = list(tmp_path.glob("rrcheck-tlc-*"))
+    assert len(kept) == 1 and (kept[0] / "MC.cfg").is_file() and (kept[0] / "tlc.out").is_file()
