@@ -326,7 +326,7 @@ NoOrphan == Sys!NoOrphan
 FailureFreeEquivalence == Sys!FailureFreeEquivalence
 Termination == Sys!Termination
 RollbackScope == Sys!RollbackScopeProp
-NoInTransitInGroup == [][Sys!Theorem1]_vars
+NoInTransitInGroup == [][Sys!NoInTransitInGroup]_vars
 LogEndNoBackwardCrossing == [][LogEndNoBackwardCrossingAction]_vars
 LogEndNoLateCrossing == [][LogEndNoLateCrossingAction]_vars
 =============================================================================

@@ -171,5 +171,5 @@ NoOrphan == Sys!NoOrphan
 FailureFreeEquivalence == Sys!FailureFreeEquivalence
 Termination == Sys!Termination
 RollbackScope == Sys!RollbackScopeProp
-Theorem1 == Sys!Theorem1Prop
+NoInTransitInGroup == [][Sys!NoInTransitInGroup]_Sys!vars
 =============================================================================

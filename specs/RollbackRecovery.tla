@@ -473,7 +473,7 @@ Received(p, q, cid) ==
     \cup {RecordedChannels(p, procs'[p].stab, cid)[i].gid[3] :
             i \in {j \in DOMAIN RecordedChannels(p, procs'[p].stab, cid) :
                      RecordedChannels(p, procs'[p].stab, cid)[j].src = q}}
-Theorem1 ==
+NoInTransitInGroup ==
     \A p \in Procs : \A cid \in RestoredTo(p, procs[p], procs'[p]) :
         Cardinality(CoordinatedWith(p)) > 1 =>
           \A q \in CoordinatedWith(p) \ {p} :
@@ -481,5 +481,5 @@ Theorem1 ==
              /\ \A k \in 0..(Len(ImageOf(procs'[q], cid).ghost.sent[p]) - 1) : k \in Received(p, q, cid)
 
 RollbackScopeProp == [][RollbackScope]_vars
-Theorem1Prop == [][Theorem1]_vars
+NoInTransitInGroupProp == [][NoInTransitInGroup]_vars
 =============================================================================

@@ -451,6 +451,6 @@ NoOrphan == Sys!NoOrphan
 FailureFreeEquivalence == Sys!FailureFreeEquivalence
 Termination == Sys!Termination
 RollbackScope == Sys!RollbackScopeProp
-NoInTransitInGroup == [][Sys!Theorem1]_vars
+NoInTransitInGroup == [][Sys!NoInTransitInGroup]_vars
 CausalReplayOrder == [][CausalReplayOrderAction]_vars
 =============================================================================

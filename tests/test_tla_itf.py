@@ -33,7 +33,7 @@ def test_tlc_counterexample_kept_as_itf(tmp_path):
     from rrcheck.checker.tla import run_tla
     from rrcheck.checker.tla.run import TlcMissing
     try:
-        c = run_tla("chandy-lamport", MUTANT_SCENARIOS[MUTANT], MUTANT, properties=("Theorem1",), out=tmp_path)
+        c = run_tla("chandy-lamport", MUTANT_SCENARIOS[MUTANT], MUTANT, properties=("NoInTransitInGroup",), out=tmp_path)
     except TlcMissing as e:
         pytest.skip(str(e))
     itf = c.counterexample.with_name(c.counterexample.name.replace(".json", ".itf.json"))

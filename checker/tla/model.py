@@ -11,8 +11,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from rrcheck.checker.errors import UsageError
-from rrcheck.checker.invariants import applicable
+from rrcheck.checker.invariants import OWN, applicable
 
+# specs/ beside the source folders; installed as rrcheck/specs, the same two levels up
 SPECS = Path(os.environ.get("RRCHECK_SPECS", Path(__file__).resolve().parents[2] / "specs"))
 
 # properties TLC checks on transitions ([][A]_vars), the others on states
@@ -108,8 +109,12 @@ def model_files(system, protocol: str, properties: tuple[str, ...]) -> tuple[str
     lines += ["  Prog <- MC_Prog", "  NodeOf <- MC_NodeOf", "  GroupOf <- MC_GroupOf",
               "  CrashKinds <- MC_CrashKinds", "INIT Init", "NEXT Next"]
     mine = applicable(system.protocol.name)
-    inv = [p for p in properties if p in mine and p not in ACTION_PROPERTIES]
-    act = [p for p in properties if p in mine and p in ACTION_PROPERTIES]
+    # a protocol's own reading of a general property stands for it, as in the Python judge
+    # (correlated sets: Theorem1 for NoInTransitInGroup)
+    refined = {OWN[p].refines for p in properties if p in OWN and OWN[p].refines}
+    properties = [p for p in properties if p in mine and p not in refined]
+    inv = [p for p in properties if p not in ACTION_PROPERTIES]
+    act = [p for p in properties if p in ACTION_PROPERTIES]
     if inv:
         lines += ["INVARIANT"] + [f"  {p}" for p in inv]
     if act:
