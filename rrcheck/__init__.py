@@ -5,7 +5,14 @@ the top of the repository: ``rrcheck.protocols`` is ``protocols/``,
 ``rrcheck.checker`` is ``checker/``, ``rrcheck.runtime`` is ``runtime/`` and
 ``rrcheck.grouping`` is ``grouping/`` (setuptools ``package-dir``).
 """
+import os as _os
 from importlib.metadata import PackageNotFoundError, version
+
+# An uninstalled checkout (python -m pytest before pip install): the source folders sit
+# beside this package, so rrcheck.checker is ./checker as package-dir maps it when installed.
+_root = _os.path.dirname(_os.path.dirname(_os.path.abspath(__file__)))
+if _os.path.isfile(_os.path.join(_root, "pyproject.toml")) and _os.path.isdir(_os.path.join(_root, "checker")):
+    __path__.append(_root)
 
 try:
     __version__ = version("rrcheck")
