@@ -126,6 +126,7 @@ MODEL_KNOBS = {
     "crash_drops_packets": True,    # packets addressed to a crashed process die with it
     "crash_drops_queue": True,      # the receive queue is volatile: lost at a crash
     "rollback_restores_app": True,  # a rollback restores the application's state from the image
+    "image_holds_data": True,       # an image holds the application's data, not only where it was
     "fifo_in_order": True,          # a FIFO channel delivers its oldest packet first
 }
 
@@ -144,6 +145,7 @@ class System:
         self._drop_packets = knobs["crash_drops_packets"]
         self._drop_queue = knobs["crash_drops_queue"]
         self._restore_app = knobs["rollback_restores_app"]
+        self._image_data = knobs["image_holds_data"]
         self._in_order = knobs["fifo_in_order"]
         self.protocol = protocol
         self.workload = workload
@@ -513,7 +515,9 @@ class System:
                 obs.append(("restore", p, eff.cid, pr.ghost, img.ghost))
                 kept = () if self._drop_queue else tuple(m for m in pr.mailbox if m not in img.mailbox)
                 if self._restore_app:
-                    pr = pr.but(pc=img.pc, acc=img.acc, last_src=img.last_src,
+                    # without the data, what the crash left is the program's initial data
+                    acc = img.acc if self._image_data else mix(p)
+                    pr = pr.but(pc=img.pc, acc=acc, last_src=img.last_src,
                                  mailbox=img.mailbox + kept, ghost=img.ghost)
                 else:
                     pr = pr.but(ghost=img.ghost)

@@ -305,6 +305,17 @@ def c3_collectives(n: int = 2, nodes: int = 2) -> Workload:
                     "001, Collective Communication", fifo=False)
 
 
+def c3_two_late(n: int = 3, nodes: int = 3) -> Workload:
+    """the C3 slides, "Handling Late Messages" with two senders: P1 and P2 each
+    send P0 a message before their checkpoint, which P0 receives after its own,
+    so both are late; channels are unordered, so a sender's Ready_to_stop_logging
+    may overtake its late message."""
+    progs = ((SITE, recv(1), recv(2)), (send(0), SITE), (send(0), SITE))
+    return Workload("c3_two_late", progs, DETERMINISTIC, (0, 1, 2),
+                    "Bronevetsky et al., C3: late messages from two senders to one receiver",
+                    "001, Handling Late Messages", fifo=False, labels={(1, 0, 0): "m1", (2, 0, 0): "m2"})
+
+
 def c3_any_source(n: int = 3, nodes: int = 3) -> Workload:
     """the C3 slides, "Mechanism: The Log" (MPI_Recv(ANY_SOURCE)): after P0's
     checkpoint, P0 receives from P1 and P2 in either order and its next message
@@ -381,12 +392,12 @@ WORKLOADS: dict[str, Callable[..., Workload]] = {
     "pairs": pairs,
     "sd_fig2": sd_fig2, "sd_phases": sd_phases, "sd_burst": sd_burst,
     "c3_epochs": c3_epochs, "c3_collectives": c3_collectives,
-    "c3_two_epochs": c3_two_epochs, "c3_any_source": c3_any_source,
+    "c3_two_epochs": c3_two_epochs, "c3_any_source": c3_any_source, "c3_two_late": c3_two_late,
     "fig46": fig46, "testany": testany, "wildcard_race": wildcard_race,
 }
 FIXED = {"fig1", "fig2", "theorem2", "pairs",  # fixed size and placement: a paper's figure, one rule's case
          "sd_fig2", "sd_phases", "sd_burst",
-         "c3_epochs", "c3_collectives", "c3_any_source", "c3_two_epochs",
+         "c3_epochs", "c3_collectives", "c3_any_source", "c3_two_epochs", "c3_two_late",
          "fig46", "testany", "wildcard_race"}
 
 

@@ -131,7 +131,8 @@ class AppLevel(Protocol):
     RECOVERY_KINDS = frozenset({"rollback", "suppress"})
     at_sites = True  # "Application-level checkpoints can only be taken at certain places"
     KNOBS = {"log_late": True, "suppress_early": True, "log_nondet": True,
-             "ready_after_late": True, "stop_on_stopped_sender": True}
+             "ready_after_late": True, "stop_on_stopped_sender": True,
+             "late_from_every_sender": True}  # ready waits for the late messages of all senders
 
     def initial(self, ctx: Context, p: int) -> tuple[Vol, Stab]:
         z, e = (0,) * ctx.n, (frozenset(),) * ctx.n
@@ -192,6 +193,8 @@ class AppLevel(Protocol):
             c = vol.counts[q]
             if c is None or c[0] != vol.epoch or not all(i in vol.rcvd[q] for i in range(c[1])):
                 return False
+            if not self.late_from_every_sender and c[1]:
+                return True  # the mutant stops at the first sender that sent it anything
         return True
 
     def _maybe_ready(self, ctx: Context, p: int, vol: Vol, stab: Stab) -> Step:

@@ -146,7 +146,8 @@ class SendDeterministic(Protocol):
                                 "replay", "end"})
     MESSAGE_KINDS = frozenset({"replay"})
     KNOBS = {"phases": True, "restart_buffer": True, "gc_inclusive": False, "group_rollback": True,
-             "ack_checkpointed": True}  # reading 8: an ack names what the committed checkpoint holds
+             "ack_checkpointed": True,  # reading 8: an ack names what the committed checkpoint holds
+             "flush_empties_buffer": True}  # line 63: what is sent leaves PasEnvoyes
 
     # -- helpers ---------------------------------------------------------------
     def leader(self, ctx: Context, p: int) -> int:
@@ -434,7 +435,9 @@ class SendDeterministic(Protocol):
         # lines 60–63 for member k; reading 7: each buffered message with its own date and phase
         out = tuple(Send(self._app(ctx, p, vol, stab, d, date, phase, m))
                     for d, date, phase, m in vol.PasEnvoyes if d == k)
-        vol = replace(vol, PasEnvoyes=tuple(x for x in vol.PasEnvoyes if x[0] != k), waiting=vol.waiting - {k})
+        if self.flush_empties_buffer:
+            vol = replace(vol, PasEnvoyes=tuple(x for x in vol.PasEnvoyes if x[0] != k))
+        vol = replace(vol, waiting=vol.waiting - {k})
         if not any(ctx.group_of[x] == g for x in vol.waiting):                   # line 64
             vol = replace(vol, Redemarrage=vol.Redemarrage - {g})
         return Step(vol, stab, out + ((Note("buffered_messages_flushed"),) if out else ()))

@@ -24,13 +24,14 @@
 (* a process saved its log).                                               *)
 (*                                                                         *)
 (* Knobs (CONSTANTS; each registered mutant sets one):                     *)
-(*   LogLate, SuppressEarly, LogNondet, ReadyAfterLate, StopOnStoppedSender *)
+(*   LogLate, SuppressEarly, LogNondet, ReadyAfterLate, StopOnStoppedSender, *)
+(*   LateFromEverySender                                                   *)
 (***************************************************************************)
 EXTENDS Naturals, Integers, Sequences, FiniteSets, TLC, RRValues
 
 CONSTANTS N, Prog, NodeOf, GroupOf, Fifo, MaxFailures, MaxCheckpoints, CrashKinds,
           AtSites, NoFailureDuringRecovery
-CONSTANTS LogLate, SuppressEarly, LogNondet, ReadyAfterLate, StopOnStoppedSender
+CONSTANTS LogLate, SuppressEarly, LogNondet, ReadyAfterLate, StopOnStoppedSender, LateFromEverySender
 
 VARIABLES procs, wire, failures, failed
 vars == <<procs, wire, failures, failed>>
@@ -91,11 +92,16 @@ MaybeStop(p, vol, stab) ==
          Step(s.vol, s.stab, ToOthers(p, "stop", LAMBDA q : Hdr(vol) \o <<vol.epoch>>) \o s.eff)
 
 \* has every message sent to p before its sender's checkpoint arrived?
+SenderComplete(p, vol, q) ==
+    LET c == At(vol.counts, q) IN
+    IF c = NoCount THEN FALSE
+    ELSE c[1] = vol.epoch /\ \A i \in 0..(c[2] - 1) : i \in At(vol.rcvd, q)
+
 LateComplete(p, vol) ==
-    \A q \in All \ {p} :
-        LET c == At(vol.counts, q) IN
-        IF c = NoCount THEN FALSE
-        ELSE c[1] = vol.epoch /\ \A i \in 0..(c[2] - 1) : i \in At(vol.rcvd, q)
+    IF LateFromEverySender THEN \A q \in All \ {p} : SenderComplete(p, vol, q)
+    ELSE \* the mutant stops at the first sender that is incomplete or sent p anything
+         LET S == {q \in All \ {p} : ~SenderComplete(p, vol, q) \/ At(vol.counts, q)[2] > 0}
+         IN S = {} \/ SenderComplete(p, vol, CHOOSE q \in S : \A r \in S : q <= r)
 
 \* "Send Ready_to_stop_logging message after receiving all late messages"
 MaybeReady(p, vol, stab) ==

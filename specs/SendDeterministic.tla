@@ -71,12 +71,13 @@
 (*   GroupRollback   lines 44-49 roll the whole group back                 *)
 (*                   (restart-failed-only sets it FALSE)                   *)
 (*   AckCheckpointed reading 8 (ack-at-next-message sets it FALSE)         *)
+(*   FlushEmptiesBuffer line 63 (flush-keeps-buffer sets it FALSE)         *)
 (***************************************************************************)
 EXTENDS Naturals, Integers, Sequences, FiniteSets, TLC, RRValues, AppEvents
 
 CONSTANTS N, Prog, NodeOf, GroupOf, Fifo, MaxFailures, MaxCheckpoints, CrashKinds,
           AtSites, NoFailureDuringRecovery
-CONSTANTS Phases, RestartBuffer, GcInclusive, GroupRollback, AckCheckpointed
+CONSTANTS Phases, RestartBuffer, GcInclusive, GroupRollback, AckCheckpointed, FlushEmptiesBuffer
 
 VARIABLES procs, wire, failures, failed
 vars == <<procs, wire, failures, failed>>
@@ -324,7 +325,9 @@ OnEnd(p, vol, stab, pk) ==
     \* lines 60-63 for member k; reading 7: each buffered message with its own date and phase
     ELSE LET fl == SelectSeq(vol.PasEnvoyes, LAMBDA x : x[1] = k)
              out == Map(LAMBDA x : Send(App(p, vol, stab, x[1], x[2], x[3], x[4])), fl)
-             v1 == [vol EXCEPT !.PasEnvoyes = SelectSeq(@, LAMBDA x : x[1] # k), !.waiting = @ \ {k}]
+             v0 == IF FlushEmptiesBuffer THEN [vol EXCEPT !.PasEnvoyes = SelectSeq(@, LAMBDA x : x[1] # k)]
+                   ELSE vol                                                    \* line 63
+             v1 == [v0 EXCEPT !.waiting = @ \ {k}]
              v2 == IF \E x \in v1.waiting : GroupOf[x] = g THEN v1
                    ELSE [v1 EXCEPT !.Redemarrage = @ \ {g}]                    \* line 64
          IN Step(v2, stab, out \o (IF fl # <<>> THEN <<Note("buffered_messages_flushed")>> ELSE <<>>))

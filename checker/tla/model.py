@@ -37,10 +37,12 @@ SPECIFIED: dict[str, Spec] = {
         "rollback_scope": ("RollbackToAll", lambda v: v == "all"), "silence": "Silence"}),
     "send-deterministic": Spec("SendDeterministic", {}, {
         "phases": "Phases", "restart_buffer": "RestartBuffer", "gc_inclusive": "GcInclusive",
-        "group_rollback": "GroupRollback", "ack_checkpointed": "AckCheckpointed"}),
+        "group_rollback": "GroupRollback", "ack_checkpointed": "AckCheckpointed",
+        "flush_empties_buffer": "FlushEmptiesBuffer"}),
     "app-level": Spec("AppLevel", {}, {
         "log_late": "LogLate", "suppress_early": "SuppressEarly", "log_nondet": "LogNondet",
-        "ready_after_late": "ReadyAfterLate", "stop_on_stopped_sender": "StopOnStoppedSender"}),
+        "ready_after_late": "ReadyAfterLate", "stop_on_stopped_sender": "StopOnStoppedSender",
+        "late_from_every_sender": "LateFromEverySender"}),
 }
 
 
