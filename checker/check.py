@@ -81,6 +81,8 @@ def vacuity(protocol: str, scenario: Scenario, result: Result, sets_of_one: bool
         why.append("no run with a failure reached its end (FailureFreeEquivalence never applied)")
     if scenario.checkpoints > 0 and w.get("checkpoints", 0) == 0:
         why.append(f"a bound of {scenario.checkpoints} checkpoint(s) but no checkpoint taken")
+    elif scenario.checkpoints > 0 and w.get("rollbacks", 0) and w.get("rollbacks_to_a_checkpoint", 0) == 0:
+        why.append("checkpoints taken, but every rollback went back to the start (no checkpoint was ever restored)")
     if protocol == "correlated-set" and scenario.failures and not sets_of_one \
             and w.get("theorem1_lines_checked", 0) == 0:
         why.append("Theorem1 never checked a recovery line (no rollback of a set with an internal message)")

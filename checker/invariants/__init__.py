@@ -177,6 +177,8 @@ class Judge:
         sysm, w = self.sys, self.w
         ctx, proto = sysm.ctx, sysm.protocol
         w["rollbacks"] += 1
+        if cid:
+            w["rollbacks_to_a_checkpoint"] += 1
         if p not in after.failed:
             w["survivor_rollbacks"] += 1
         # orphan situations this rollback creates: what p sent and others delivered
