@@ -1,5 +1,5 @@
 """TLC against rrcheck's explorer on the same scenarios, in the same run,
-interleaved: time to verdict and distinct states/s of rrcheck (reduced and
+interleaved, on each specified protocol's largest default scenario: time to verdict and distinct states/s of rrcheck (reduced and
 ``--no-reduce``) and of TLC with 1 and 2 workers.
 
     python benchmarks/tlc_vs_explore.py [--repeats 3] [--quick]
@@ -13,25 +13,32 @@ benchmarks/results/tlc_vs_explore.json.
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import resource
 import sys
 import time
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
 
 import record  # noqa: E402  (benchmarks/record.py)
 
 from rrcheck.checker.check import run_check  # noqa: E402
 from rrcheck.checker.scenarios import DEFAULTS, Scenario  # noqa: E402
-from rrcheck.checker.tla import run_tla  # noqa: E402
+from rrcheck.checker.tla import SPECIFIED, run_tla  # noqa: E402
 
-SCENARIOS = [("coordinated", DEFAULTS["coordinated"][1]),          # ring n=2/1 node: node crash
-             ("chandy-lamport", DEFAULTS["chandy-lamport"][1]),
-             ("send-deterministic", DEFAULTS["send-deterministic"][4]),  # sd_ack: its largest default
-             ("app-level", DEFAULTS["app-level"][1]),                    # c3_two_epochs: its largest default
-             ("coordinated", Scenario("any_source_race", 3, 3, crash_kinds=("process",)))]  # > 200,000 states
+def largest_defaults() -> list:
+    """Each specified protocol's largest default scenario that TLC checks here
+    (specs/manifest.json), and one model above 200,000 states."""
+    rows = json.loads((ROOT / "specs" / "manifest.json").read_text())["models"]
+    out = []
+    for protocol in SPECIFIED:
+        mine = [r for r in rows if r["protocol"] == protocol and r["mutant"] is None and not r.get("not_checked")]
+        big = max(mine, key=lambda r: r["rrcheck_no_reduce"]["states"])
+        out.append((protocol, next(sc for sc in DEFAULTS[protocol] if sc.label() == big["scenario"])))
+    return out + [("coordinated", Scenario("any_source_race", 3, 3, crash_kinds=("process",)))]
 
 
 def children_cpu() -> float:
@@ -63,7 +70,8 @@ def main() -> int:
     ap.add_argument("--repeats", type=int, default=3)
     ap.add_argument("--quick", action="store_true", help="leave out the model above 200,000 states")
     args = ap.parse_args()
-    cases = SCENARIOS[:-1] if args.quick else SCENARIOS
+    cases = largest_defaults()
+    cases = cases[:-1] if args.quick else cases
     runs = []
     for rnd in range(args.repeats):
         for protocol, sc in cases:

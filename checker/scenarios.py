@@ -146,6 +146,8 @@ MUTANT_SCENARIOS: dict[str, Scenario] = {
     "correlated-set/no-internal-silence": Scenario("ring", 2, 1),
     "correlated-set/no-external-payload-copy": Scenario("ring", 4, 2, checkpoints=0),
     "correlated-set/global-rollback": Scenario("ring", 4, 2, checkpoints=0),
+    # three processes, two waves: P1's marker of wave 2 reaches P2 before P0's commit of wave 1
+    "coordinated/next-wave-marker-dropped": Scenario("ring", 3, 1, failures=0, checkpoints=2),
     "chandy-lamport/no-channel-recording": Scenario("ring", 2, 2),
     "sbml/no-event-logging": Scenario("fig1", checkpoints=0, crash_kinds=("process",)),
     "sbml/no-duplicate-suppression": Scenario("pingpong", checkpoints=0, crash_kinds=("process",)),

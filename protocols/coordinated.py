@@ -50,6 +50,7 @@ class Stab:
 class GlobalCheckpoint(Protocol):
     scope = "all"
     RECOVERY_KINDS = frozenset({"rollback"})
+    KNOBS = {"next_wave_commits": True}  # a marker of the next wave implies this wave's commit
 
     def initial(self, ctx: Context, p: int) -> tuple[Vol, Stab]:
         return Vol(), Stab()
@@ -91,20 +92,31 @@ class GlobalCheckpoint(Protocol):
         if kind == "app":
             return self.on_app(ctx, p, vol, stab, pkt)
         if kind == "commit":
-            return Step(replace(vol, wave=0, taken=False, markers=frozenset(), recorded=()),
-                        replace(stab, line=w))
+            if w <= stab.line:  # a marker of the next wave brought it first
+                return Step(vol, stab, (Note("stale_dropped"),))
+            return self._commit(vol, stab, w)
         if kind == "done":  # at the coordinator
             vol = replace(vol, acks=vol.acks | {pkt.src})
             return self._maybe_commit(ctx, p, vol, stab)
         if kind == "marker":
-            if w <= stab.line or (vol.wave and w != vol.wave):
+            if w <= stab.line or (vol.wave and w != vol.wave and (w < vol.wave or not self.next_wave_commits)):
                 return Step(vol, stab, (Note("stale_dropped"),))
             effects: tuple = ()
+            if vol.wave and w > vol.wave:
+                # the next wave's marker overtook the commit of this one (three processes
+                # or more): its sender joined only after that commit, so p commits too
+                vol, stab, effects = self._commit(vol, stab, vol.wave)
+                effects += (Note("commit_implied_by_next_wave"),)
             if not vol.wave:
-                vol, stab, effects = self._join(ctx, p, vol, stab, w)
+                vol, stab, joined = self._join(ctx, p, vol, stab, w)
+                effects += joined
             vol, stab, more = self.on_marker(ctx, p, replace(vol, markers=vol.markers | {pkt.src}), stab)
             return Step(vol, stab, effects + more)
         raise ValueError(f"{self.name}: unexpected packet {kind!r}")
+
+    def _commit(self, vol: Vol, stab: Stab, w: int) -> Step:
+        """Wave w is the recovery line; the application resumes."""
+        return Step(replace(vol, wave=0, taken=False, markers=frozenset(), recorded=()), replace(stab, line=w))
 
     def _finish(self, ctx: Context, p: int, vol: Vol, stab: Stab) -> Step:
         """This process is done with the wave: tell the coordinator."""
@@ -167,7 +179,7 @@ class BlockingCoordinated(GlobalCheckpoint):
 class ChandyLamport(GlobalCheckpoint):
     name = "chandy-lamport"
     source = "Chandy & Lamport 1985 (Bouteiller et al. 2013 ref [6]; Bronevetsky et al., C3 slides, background)"
-    KNOBS = {"record_channels": True}
+    KNOBS = {**GlobalCheckpoint.KNOBS, "record_channels": True}
 
     def _join(self, ctx: Context, p: int, vol: Vol, stab: Stab, w: int) -> Step:
         vol = replace(vol, wave=w, taken=True)

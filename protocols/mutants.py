@@ -70,6 +70,11 @@ MUTANTS: dict[str, Mutant] = {m.name: m for m in (
     Mutant("chandy-lamport/no-channel-recording", "chandy-lamport", {"record_channels": False},
            "messages arriving between a checkpoint and the channel's marker are recorded",
            "Chandy–Lamport; Bouteiller et al. 2013 §3.2.1", ("NoInTransitInGroup", "NoLostMessage", "Termination")),
+    Mutant("coordinated/next-wave-marker-dropped", "coordinated", {"next_wave_commits": False},
+           "a marker of the next wave that overtakes this wave's commit implies the commit (its sender "
+           "joined only after it); dropping it as stale leaves the receiver out of the next wave",
+           "Bouteiller et al. 2013 §2.2 \"Coordinated checkpoint\" (waves initiated after the commit)",
+           ("Termination",)),
     Mutant("rbml/checkpoint-without-tb", "rbml", {"checkpoint_tb": False},
            "a checkpoint holds the sender's copies of unlogged messages (the process image)",
            "Meyer 2014 §4.1.1, §2.3 (RADIC checkpoints whole processes), §2.2.1 node faults", ("NoLostMessage",)),

@@ -28,12 +28,15 @@
 (*   Blocking        TRUE: blocking coordinated; FALSE: Chandy-Lamport     *)
 (*   RecordChannels  Chandy-Lamport records in-transit messages (mutant    *)
 (*                   chandy-lamport/no-channel-recording sets it FALSE)    *)
+(*   NextWaveCommits a marker of the next wave overtaking this wave's      *)
+(*                   commit implies it (coordinated/next-wave-marker-      *)
+(*                   dropped sets it FALSE)                                *)
 (***************************************************************************)
 EXTENDS Naturals, Integers, Sequences, FiniteSets, TLC, RRValues, AppEvents
 
 CONSTANTS N, Prog, NodeOf, GroupOf, Fifo, MaxFailures, MaxCheckpoints, CrashKinds,
           AtSites, NoFailureDuringRecovery
-CONSTANTS Blocking, RecordChannels
+CONSTANTS Blocking, RecordChannels, NextWaveCommits
 
 VARIABLES procs, wire, failures, failed
 
@@ -107,18 +110,28 @@ OnApp(p, vol, stab, pk) ==
               <<Deliver(Mail(pk.msg[1], <<>>)), Note("in_transit_recorded")>>)
     ELSE Step(vol, stab, <<Deliver(Mail(pk.msg[1], <<>>))>>)
 
+\* wave w is the recovery line; the application resumes
+Commit(vol, stab, w) ==
+    Step([vol EXCEPT !.wave = 0, !.taken = FALSE, !.markers = {}, !.recorded = <<>>],
+         [stab EXCEPT !.line = w], <<>>)
+
 OnWave(p, vol, stab, pk) ==
     LET w == pk.hdr[3] IN
     CASE pk.kind = "app" -> OnApp(p, vol, stab, pk)
       [] pk.kind = "commit" ->
-           Step([vol EXCEPT !.wave = 0, !.taken = FALSE, !.markers = {}, !.recorded = <<>>],
-                [stab EXCEPT !.line = w], <<>>)
+           IF w <= stab.line THEN Step(vol, stab, <<Note("stale_dropped")>>)  \* the next wave brought it
+           ELSE Commit(vol, stab, w)
       [] pk.kind = "done" -> MaybeCommit(p, [vol EXCEPT !.acks = @ \cup {pk.src}], stab)
       [] pk.kind = "marker" ->
-           IF w <= stab.line \/ (vol.wave # 0 /\ w # vol.wave) THEN Step(vol, stab, <<Note("stale_dropped")>>)
-           ELSE LET j == IF vol.wave = 0 THEN Join(p, vol, stab, w) ELSE Step(vol, stab, <<>>)
+           IF w <= stab.line \/ (vol.wave # 0 /\ w # vol.wave /\ (w < vol.wave \/ ~NextWaveCommits)) THEN Step(vol, stab, <<Note("stale_dropped")>>)
+           ELSE \* a marker of the next wave overtook the commit of this one, which it implies
+                LET c == IF vol.wave # 0 /\ w > vol.wave
+                         THEN LET k == Commit(vol, stab, vol.wave)
+                              IN Step(k.vol, k.stab, <<Note("commit_implied_by_next_wave")>>)
+                         ELSE Step(vol, stab, <<>>)
+                    j == IF c.vol.wave = 0 THEN Join(p, c.vol, c.stab, w) ELSE Step(c.vol, c.stab, <<>>)
                     m == OnMarker(p, [j.vol EXCEPT !.markers = @ \cup {pk.src}], j.stab)
-                IN Step(m.vol, m.stab, j.eff \o m.eff)
+                IN Step(m.vol, m.stab, c.eff \o j.eff \o m.eff)
 
 -----------------------------------------------------------------------------
 (* The handlers the system model calls                                      *)

@@ -29,8 +29,10 @@ class Spec:
 
 
 SPECIFIED: dict[str, Spec] = {
-    "coordinated": Spec("Coordinated", {"Blocking": True, "RecordChannels": True}, {}),
-    "chandy-lamport": Spec("Coordinated", {"Blocking": False}, {"record_channels": "RecordChannels"}),
+    "coordinated": Spec("Coordinated", {"Blocking": True, "RecordChannels": True},
+                        {"next_wave_commits": "NextWaveCommits"}),
+    "chandy-lamport": Spec("Coordinated", {"Blocking": False}, {"record_channels": "RecordChannels",
+                                                                "next_wave_commits": "NextWaveCommits"}),
     "correlated-set": Spec("CorrelatedSet", {}, {
         "log_events": "LogEvents", "log_internal_events": "LogInternalEvents",
         "payload_copy_external": "PayloadCopyExternal", "drop_duplicates": "DropDuplicates",
