@@ -415,8 +415,9 @@ LoggedOnce ==
           /\ lg[i][1] # lg[j][1]
           /\ (lg[i][2] >= 0 /\ lg[j][2] >= 0) => Det(lg[i]) # Det(lg[j])
 
-\* P8: the logger of every process runs on another node
-LoggerPlacement == \A p \in All : NodeOf[Host(p)] # NodeOf[p]
+\* P8: the logger of every process runs on another node (over DOMAIN procs,
+\* All: TLC judges a constant invariant once, at parse time, as a model error)
+LoggerPlacement == \A p \in DOMAIN procs : NodeOf[Host(p)] # NodeOf[p]
 
 \* P9: a holder deletes only entries a durable checkpoint covers (the drop of
 \* never-confirmed entries at a fetch, §4.2.2, is not such a deletion)
