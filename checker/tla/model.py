@@ -18,7 +18,7 @@ SPECS = Path(os.environ.get("RRCHECK_SPECS", Path(__file__).resolve().parents[2]
 
 # properties TLC checks on transitions ([][A]_vars), the others on states
 ACTION_PROPERTIES = ("RollbackScope", "Theorem1", "NoInTransitInGroup", "CausalReplayOrder",
-                     "LogEndNoBackwardCrossing", "LogEndNoLateCrossing")
+                     "LogEndNoBackwardCrossing", "LogEndNoLateCrossing", "ErasureOrder", "GCBehindCheckpoint")
 
 
 @dataclass(frozen=True)
@@ -46,6 +46,26 @@ SPECIFIED: dict[str, Spec] = {
         "ready_after_late": "ReadyAfterLate", "stop_on_stopped_sender": "StopOnStoppedSender",
         "late_from_every_sender": "LateFromEverySender"}),
 }
+
+# Meyer's pessimistic logging (specs/PessimisticLogging.tla): one engine, the three
+# protocols differ by knobs; SBML's logs are held by the senders, and its sender TB
+# (the Message Log) is the knob payload_copy_external
+_LOGGING_KNOBS = {
+    "block_sends_until_logged": "BlockSends", "block_on_wildcard": "BlockOnWildcard",
+    "log_choices": "LogChoices", "release_at": "ReleaseAt", "logger_drops_unacked": "LoggerDropsUnacked",
+    "drop_duplicates": "DropDuplicates", "logger_placement": "Placement", "tb_query": "TbQuery",
+    "competing_erasure": "CompetingErasure", "flush_before_checkpoint": "FlushBeforeCheckpoint",
+    "gc_after_durable": "GcAfterDurable", "replay_order": "ReplayOrder",
+    "sender_erases_on_next_send": "SenderErasesOnNextSend", "forward_at_reception": "ForwardAtReception",
+    "checkpoint_tb": "CheckpointTB", "retry_fetch": "RetryFetch", "fill_rsn_gaps": "FillRsnGaps"}
+SPECIFIED.update({
+    "sbml": Spec("PessimisticLogging", {"LogAtSender": True}, {
+        **_LOGGING_KNOBS, "payload_copy_external": "SenderTB", "log_events": "LogEvents"}),
+    "rbml": Spec("PessimisticLogging", {"LogAtSender": False, "LogEvents": True}, {
+        **_LOGGING_KNOBS, "sender_tb": "SenderTB"}),
+    "hmpl": Spec("PessimisticLogging", {"LogAtSender": False, "LogEvents": True}, {
+        **_LOGGING_KNOBS, "sender_tb": "SenderTB"}),
+})
 
 
 def spec_of(protocol: str) -> Spec:

@@ -167,6 +167,8 @@ def _result(protocol, mutant, scenario, system, workload, props, proc, seconds, 
     c.property = next((_property(body) for code, body in msgs if code in (2110, 2107, 2112)), None)
     c.message = next((body.strip() for code, body in msgs if code in (2110, 2107, 2112)), "")
     c.trace = [parse_state(body) for code, body in msgs if code == 2217]
+    if not c.trace:  # an initial state violates it: TLC prints that state in its message, after one line
+        c.trace = [parse_state(body.split("\n", 1)[1]) for code, body in msgs if code in (2107, 2110)][:1]
     c.events = events_of(system, c.trace)
     if out is not None:
         c.counterexample, c.reproduced = _save(out, protocol, mutant, scenario, system, workload, props, c)
