@@ -15,7 +15,7 @@ except TlcMissing as e:  # pragma: no cover
 
 
 @pytest.mark.parametrize("argv,needle", [
-    (["tla", "sbml"], "no TLA+ spec yet"),
+    (["tla", "nope"], "unknown protocol"),
     (["tla", "--mutant", "model/fifo-reorders"], "changes rrcheck's model"),
     (["tla", "--mutant", "nope"], "unknown mutant"),
     (["tla", "coordinated", "--workers", "0"], "--workers"),

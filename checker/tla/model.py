@@ -70,7 +70,7 @@ SPECIFIED.update({
 
 def spec_of(protocol: str) -> Spec:
     if protocol not in SPECIFIED:
-        raise UsageError(f"{protocol} has no TLA+ spec yet; specified: {', '.join(SPECIFIED)}")
+        raise UsageError(f"unknown protocol {protocol!r}; choose one of {', '.join(SPECIFIED)}")
     return SPECIFIED[protocol]
 
 

@@ -63,7 +63,7 @@ def cmd_tla(args) -> int:
                          f"system model (specs/RollbackRecovery.tla): check it with rrcheck check --mutant")
     protocol = args.protocol or MUTANTS[args.mutant].protocol
     if protocol not in SPECIFIED:
-        raise UsageError(f"{protocol} has no TLA+ spec yet; specified: {', '.join(SPECIFIED)}")
+        raise UsageError(f"unknown protocol {protocol!r}; choose one of {', '.join(SPECIFIED)}")
     args.depth = None
     args.max_states = None
     scenario = derive(scenario_for_mutant(args.mutant) if args.mutant else DEFAULTS[protocol][0], args)
