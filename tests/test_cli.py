@@ -227,7 +227,7 @@ def test_theorem1_unchecked_is_vacuous_only_where_a_set_has_members_to_check():
     from rrcheck.checker.explore import Result
     from rrcheck.checker.scenarios import Scenario
     w = {"crashes": 3, "rollbacks": 3, "terminal_states_after_failure": 2, "checkpoints": 1,
-         "theorem1_lines_checked": 0}
+         "rollbacks_to_a_checkpoint": 1, "theorem1_lines_checked": 0}
     r = Result("pass", 10, 12, 4, 0.1, w, "bfs")
     assert vacuity("correlated-set", Scenario("fig1"), r, sets_of_one=True) is None
     assert "Theorem1 never checked" in vacuity("correlated-set", Scenario("ring", 4, 2), r)

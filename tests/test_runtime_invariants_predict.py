@@ -26,14 +26,25 @@ def _failure_free(tmp_path, protocol, mutant=None, n=4):
     return tmp_path / "run"
 
 
+RUNS = 3  # schedules offered before a mutant counts as not found
+
+
 @pytest.mark.parametrize("protocol,mutant", [("sbml", "sbml/send-before-rsn-ack"),
                                              ("hmpl", "hmpl/no-wildcard-block"),
                                              ("correlated-set", "correlated-set/no-internal-event-logging")])
 def test_runtime_invariants_predict_mutant_from_failure_free_mpi_run(tmp_path, protocol, mutant):
-    # Theorem 2 needs two internal receptions that race: three workers per set
-    d = _failure_free(tmp_path, protocol, mutant, 6 if mutant.startswith("correlated-set") else 4)
-    r = predict(d, save=tmp_path / "cx.json")
-    assert r.verdict == "confirmed", r.as_dict()
+    """A prediction reads the run's own causality, so a schedule can hide the
+    hazard (HMPL: a worker took a later erasure before the master's message,
+    tests/test_predict_invariants_recorded.py); one of a few runs shows it,
+    and no run may offer a witness the model cannot replay."""
+    for k in range(RUNS):
+        # Theorem 2 needs two internal receptions that race: three workers per set
+        d = _failure_free(tmp_path / str(k), protocol, mutant, 6 if mutant.startswith("correlated-set") else 4)
+        r = predict(d, save=tmp_path / "cx.json")
+        assert r.verdict != "unconfirmed", r.as_dict()
+        if r.verdict == "confirmed":
+            break
+    assert r.verdict == "confirmed", f"no hazard in {RUNS} runs: {r.as_dict()}"
     assert r.witness["property"] == "NoOrphan" and not r.truncated
     rep = T.replay(T.load(r.counterexample))
     assert rep.violation is not None and rep.violation.property == "NoOrphan"

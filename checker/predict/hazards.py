@@ -256,10 +256,28 @@ def relaxed_cut(trace: Trace, r: Ev, s: Ev, dl: Ev, relax: bool):
     top = [0] * n                         # events up to top[p] are in the cut, but the postponable
     extra: set = set()                    # postponable events the cut needs after all
 
+    todo = [s, dl]
+    while True:
+        _walk(trace, todo, post, post_at, conf_needs, first, block, top, extra)
+        f = np.maximum(block, np.array(top, dtype=np.int64))
+        for p, i in extra:
+            f[p] = max(f[p], i)
+        holes = set()
+        for p in range(n):
+            done = max(top[p], int(block[p]))
+            holes.update((p, i) for i in post_at.get(p, ()) if i <= f[p] and (p, i) not in extra)
+            holes.update((p, x.i) for x in trace.events[p][done:int(f[p])] if (p, x.i) not in extra)
+        todo = _fifo_overtaken(trace, f, holes)
+        if not todo:
+            break
+    return f.astype(np.int32), frozenset(holes)
+
+
+def _walk(trace: Trace, todo: list, post: set, post_at: dict, conf_needs: dict, first, block, top, extra: set):
+    """Close the cut under what its events need (:func:`relaxed_cut`)."""
     def clock(p: int, i: int):
         return trace.vc[p][i - 1]
 
-    todo = [s, dl]
     while todo:
         e = todo.pop()
         key = (e.p, e.i)
@@ -273,6 +291,10 @@ def relaxed_cut(trace: Trace, r: Ev, s: Ev, dl: Ev, relax: bool):
                 todo.append(prev)
             if key in conf_needs:
                 todo.append(conf_needs[key])
+            # a rank takes the same logging step in order: the k-th confirmation
+            # confirms the k-th entry, so it cannot come before the (k-1)-th
+            todo.extend(y for i in post_at.get(e.p, ()) if i < e.i
+                        for y in [trace.events[e.p][i - 1]] if y.a == e.a and y.a[0] == "internal")
         else:
             if e.i <= top[e.p] or e.i <= block[e.p]:
                 continue
@@ -299,15 +321,25 @@ def relaxed_cut(trace: Trace, r: Ev, s: Ev, dl: Ev, relax: bool):
                         z = trace.pkt_from[(y.a[1], y.p, y.a[3])]
                         if (z.p, z.i) not in post or (z.p, z.i) in extra:
                             todo.append(y)
-    f = np.maximum(block, np.array(top, dtype=np.int64))
-    for p, i in extra:
-        f[p] = max(f[p], i)
-    holes = set()
-    for p in range(n):
-        done = max(top[p], int(block[p]))
-        holes.update((p, i) for i in post_at.get(p, ()) if i <= f[p] and (p, i) not in extra)
-        holes.update((p, x.i) for x in trace.events[p][done:int(f[p])] if (p, x.i) not in extra)
-    return f.astype(np.int32), frozenset(holes)
+
+
+def _fifo_overtaken(trace: Trace, f, holes: set) -> list:
+    """Deliveries the cut leaves out although their packet is sent inside it
+    and a later packet of the same channel is delivered inside it: FIFO
+    delivers them first, so the cut must hold them (found only once the
+    sends the walk needed are known)."""
+    def inside(p: int, i: int) -> bool:
+        return i <= f[p] and (p, i) not in holes
+    late = []
+    for p, i in holes:
+        y = trace.events[p][i - 1]
+        if y.a[0] != "deliver":
+            continue
+        z = trace.pkt_from[(y.a[1], y.p, y.a[3])]
+        if inside(z.p, z.i) and any(x.a[0] == "deliver" and x.a[1] == y.a[1] and inside(p, x.i)
+                                    for x in trace.events[p][i:int(f[p])]):
+            late.append(y)
+    return late
 
 
 MAX_HAZARDS = 256  # hazards enumerated before the search stops (a verdict needs one confirmed)
