@@ -1,0 +1,278 @@
+"""Which protocol rules does no scenario reach? Each `if` of a protocol's
+handlers that guards a logging, suppression or release rule becomes, in turn, a temporary mutant twice — its test forced to True,
+then to False — and the correct protocol's scenarios (its defaults and the
+scenarios of its registered mutants) are searched for a violation, or a pass
+that is vacuous (no checkpoint under a checkpoint bound, say). A rule
+whose mutants survive every scenario is either unreached (a scenario is
+missing) or equivalent (no execution can tell): each survivor must have a
+reason in benchmarks/survivor_reasons.json, or the sweep exits 1.
+
+    python benchmarks/survivor_sweep.py [--max-states N] [--seconds S] [--workers N] [--survivors | --explain] [MODULE ...]
+
+Writes benchmarks/results/survivor_sweep.json (rules tried, killed, survivors
+with reasons). A first pass with a small budget per scenario, then
+``--survivors`` with a large one: a survivor of the first pass may only have
+run out of budget. The mutants live only in a forked worker's memory: the source
+files are never written.
+"""
+from __future__ import annotations
+
+import argparse
+import ast
+import importlib
+import inspect
+import json
+import multiprocessing as mp
+import re
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+import record  # noqa: E402  (benchmarks/record.py)
+from rrcheck.checker.check import run_check  # noqa: E402
+from rrcheck.checker.scenarios import DEFAULTS, MUTANT_SCENARIOS  # noqa: E402
+from rrcheck.protocols.base import Protocol  # noqa: E402
+from rrcheck.protocols.mutants import MUTANTS, PROTOCOLS  # noqa: E402
+
+MODULES = ("coordinated", "correlated_set", "logging", "rbml", "send_deterministic", "app_level")
+SKIP_METHODS = {"describe", "holdings", "__init__", "initial", "_fresh"}  # drawing, views, set-up
+# the rules the sweep is about: logging, suppression, release (and their buffers and acknowledgements)
+RULE = re.compile(r"log|late|early|suppress|dup|release|erase|\btb\b|tssn|rsn|replay|Enregistres|PasEnvoyes|"
+                  r"RamasseMiette|record|(?<![a-z])ack|\bgc|drop|buffer|stale|fetch", re.I)
+REASONS = Path(__file__).resolve().parent / "survivor_reasons.json"
+
+
+def sites(module: str):
+    """Every `if` inside a method of a protocol class of ``module``:
+    (class, method, line, source of the test)."""
+    mod = importlib.import_module(f"rrcheck.protocols.{module}")
+    src = inspect.getsource(mod)
+    tree = ast.parse(src)
+    for cls in tree.body:
+        if not isinstance(cls, ast.ClassDef):
+            continue
+        obj = getattr(mod, cls.name, None)
+        if not (isinstance(obj, type) and issubclass(obj, Protocol)):
+            continue
+        for fn in cls.body:
+            if not isinstance(fn, ast.FunctionDef) or fn.name in SKIP_METHODS:
+                continue
+            for node in ast.walk(fn):
+                if isinstance(node, ast.If) and not _raises(node) and RULE.search(_guarded(src, node)):
+                    yield cls.name, fn.name, node.lineno, ast.get_source_segment(src, node.test)
+
+
+def _guarded(src: str, node: ast.If) -> str:
+    """The test and the first statement of each branch: what the `if` decides."""
+    parts = [node.test, node.body[0]] + node.orelse[:1]
+    return " ".join(ast.get_source_segment(src, x) or "" for x in parts)
+
+
+def knob_value(test: str, protocol: str):
+    """The test's value in the correct ``protocol`` when it reads only the
+    protocol's knobs (``self.x`` set at construction, or a property of them), else None."""
+    expr = ast.parse("(" + test.split(" (#")[0] + ")", mode="eval")
+    proto = PROTOCOLS[protocol]()
+    for node in ast.walk(expr):
+        if isinstance(node, ast.Call):
+            return None
+        if isinstance(node, ast.Name) and node.id != "self":
+            return None
+        if isinstance(node, ast.Attribute) and not (isinstance(node.value, ast.Name) and (
+                node.attr in vars(proto) or isinstance(getattr(type(proto), node.attr, None), property))):
+            return None
+    return bool(eval(compile(expr, "<test>", "eval"), {}, {"self": proto}))  # noqa: S307  own source
+
+
+def _raises(node: ast.If) -> bool:
+    """An `if` whose body only raises guards against misuse, not a protocol rule."""
+    return len(node.body) == 1 and isinstance(node.body[0], ast.Raise)
+
+
+class _Force(ast.NodeTransformer):
+    def __init__(self, line: int, value: bool, cls: str):
+        self.line, self.value, self.cls = line, value, cls
+
+    def visit_If(self, node):
+        self.generic_visit(node)
+        if node.lineno == self.line:
+            node.test = ast.copy_location(ast.Constant(self.value), node.test)
+        return node
+
+    def visit_Call(self, node):  # super() needs its class cell, which a lone function has not
+        self.generic_visit(node)
+        if isinstance(node.func, ast.Name) and node.func.id == "super" and not node.args:
+            node.args = [ast.Name(self.cls, ast.Load()), ast.Name("self", ast.Load())]
+        return node
+
+
+def patch(module: str, cls: str, method: str, line: int, value: bool) -> None:
+    """Replace ``cls.method`` by its copy with the `if` at ``line`` forced."""
+    mod = importlib.import_module(f"rrcheck.protocols.{module}")
+    tree = ast.parse(inspect.getsource(mod))
+    klass = next(c for c in tree.body if isinstance(c, ast.ClassDef) and c.name == cls)
+    fn = next(f for f in klass.body if isinstance(f, ast.FunctionDef) and f.name == method)
+    fn = _Force(line, value, cls).visit(fn)
+    code = compile(ast.fix_missing_locations(ast.Module([fn], [])), mod.__file__, "exec")
+    space: dict = {}
+    exec(code, mod.__dict__, space)  # noqa: S102  the project's own source, one `if` changed
+    setattr(getattr(mod, cls), method, space[method])
+
+
+def affected(module: str, cls: str) -> list[str]:
+    klass = getattr(importlib.import_module(f"rrcheck.protocols.{module}"), cls)
+    return [name for name, p in PROTOCOLS.items() if issubclass(p, klass)]
+
+
+BASELINE: dict = {}  # (protocol, scenario label) -> why the correct protocol's result rules it out, or None
+
+
+def scenarios(protocol: str):
+    """The protocol's defaults and its mutants' scenarios, less those where the
+    correct protocol itself fails or passes vacuously (HMPL with a failure during
+    recovery, a workload that is not send-deterministic, no failure allowed):
+    a mutant that fails there proves nothing."""
+    seen, out = set(), []
+    for sc in (*DEFAULTS[protocol], *(MUTANT_SCENARIOS[n] for n, m in MUTANTS.items()
+                                      if m.protocol == protocol and not m.model)):
+        if sc.label() not in seen and not BASELINE.get((protocol, sc.label())):
+            seen.add(sc.label())
+            out.append(sc)
+    return out
+
+
+def baseline(protocols, max_states: int, seconds: float) -> dict:
+    out = {}
+    for protocol in protocols:
+        for sc in {sc.label(): sc for sc in (*DEFAULTS[protocol], *(
+                MUTANT_SCENARIOS[n] for n, m in MUTANTS.items() if m.protocol == protocol and not m.model))}.values():
+            c = run_check(protocol, sc, max_states=max_states, time_limit=seconds, anyway=True, progress=False)
+            why = (f"the correct protocol fails it ({c.result.violation.property})" if c.result.violation
+                   else f"the correct protocol passes it vacuously ({c.vacuous})" if c.vacuous else None)
+            out[(protocol, sc.label())] = why
+    return out
+
+
+def trial(job) -> dict:
+    """In a forked worker: force one `if`, search every scenario of every protocol it affects."""
+    module, cls, method, line, test, value, max_states, seconds = job
+    patch(module, cls, method, line, value)
+    tried = []
+    for protocol in affected(module, cls):
+        for sc in scenarios(protocol):
+            try:
+                c = run_check(protocol, sc, max_states=max_states, time_limit=seconds, anyway=True,
+                              progress=False)
+            except Exception as e:  # the forced rule breaks the protocol's own assumptions
+                return {"killed_by": {"protocol": protocol, "scenario": sc.label(),
+                                      "crash": f"{type(e).__name__}: {e}"[:200]}}
+            r = c.result
+            if r.verdict == "violation":
+                return {"killed_by": {"protocol": protocol, "scenario": sc.label(),
+                                      "property": r.violation.property}}
+            if c.vacuous:  # check --all reports a vacuous pass: the checker notices
+                return {"killed_by": {"protocol": protocol, "scenario": sc.label(), "vacuous": c.vacuous}}
+            tried.append({"protocol": protocol, "scenario": sc.label(), "verdict": r.verdict,
+                          "states": r.states})
+    return {"survived": tried}
+
+
+def key(job) -> str:
+    m, c, f, _, test, v, *_ = job
+    return f"{m}.{c}.{f}: if {test} -> {v}"
+
+
+def all_jobs(modules, max_states: int, seconds: float) -> list:
+    jobs, seen = [], {}
+    for m in modules:
+        for c, f, line, test in sites(m):
+            n = seen[(m, c, f, test)] = seen.get((m, c, f, test), 0) + 1
+            test = test if n == 1 else f"{test} (#{n})"  # the same test twice in one method
+            jobs += [(m, c, f, line, test, v, max_states, seconds) for v in (True, False)]
+    return jobs
+
+
+def run(jobs: list, workers: int) -> list:
+    rows = []
+    with mp.get_context("fork").Pool(workers, maxtasksperchild=1) as pool:
+        for job, res in zip(jobs, pool.imap(trial, jobs)):
+            rows.append({"rule": key(job), "module": f"protocols/{job[0]}.py", "line": job[3],
+                         "budget": {"max_states": job[6], "cpu_seconds": job[7]}, **res})
+            print(("KILLED  " if "killed_by" in res else "SURVIVED") + f" {key(job)}", flush=True)
+    return rows
+
+
+def finish(doc: dict) -> int:
+    """Counts, the reasons as they are now, and the result file."""
+    reasons = json.loads(REASONS.read_text()) if REASONS.exists() else {}
+    rules = doc["rules"]
+    for r in rules:
+        if "survived" in r:
+            r["reason"] = reasons.get(r["rule"])
+    unchanged = sum("unchanged" in r for r in rules)
+    doc["tried"] = len(rules) - unchanged
+    doc["unchanged_by_construction"] = unchanged
+    doc["survivors"] = sum("survived" in r for r in rules)
+    doc["killed"] = doc["tried"] - doc["survivors"]
+    doc["unexplained"] = [r["rule"] for r in rules if "survived" in r and not r["reason"]]
+    doc["stale_reasons"] = sorted(set(reasons) - {r["rule"] for r in rules if "survived" in r})
+    record.write("survivor_sweep", {k: v for k, v in doc.items() if k not in ("command", "date", "machine")})
+    for u in doc["unexplained"]:
+        print(f"unexplained survivor: {u}")
+    return 1 if doc["unexplained"] else 0
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("modules", nargs="*", default=list(MODULES))
+    ap.add_argument("--max-states", type=int, default=60_000)
+    ap.add_argument("--seconds", type=float, default=6.0, help="CPU budget per scenario")
+    ap.add_argument("--workers", type=int, default=2)
+    ap.add_argument("--survivors", action="store_true",
+                    help="search again only the last result's survivors, with this budget")
+    ap.add_argument("--explain", action="store_true",
+                    help="only re-read survivor_reasons.json into the last result file (no search)")
+    a = ap.parse_args()
+    last = record.RESULTS / "survivor_sweep.json"
+    jobs = all_jobs(a.modules, a.max_states, a.seconds)
+    if not a.explain:  # forked workers inherit it
+        BASELINE.update(baseline(sorted({p for j in jobs for p in affected(j[0], j[1])}), a.max_states, a.seconds))
+    excluded = {f"{p}: {sc}": why for (p, sc), why in BASELINE.items() if why}
+    # forcing a test that reads only knobs to the value it has in every protocol that runs it changes nothing
+    same = {key(j): f"reads only knobs, already {j[5]} in {', '.join(affected(j[0], j[1]))}" for j in jobs
+            if all(knob_value(j[4], p) is j[5] for p in affected(j[0], j[1]))}
+    if a.explain or a.survivors:
+        doc = json.loads(last.read_text())
+        for r in doc["rules"]:
+            if "survived" in r and r["rule"] in same:
+                r.pop("survived"), r.pop("reason", None)
+                r["unchanged"] = same[r["rule"]]
+        if a.survivors:
+            # a rule no scenario completed under is an unbounded graph: a larger budget will not help;
+            # a kill on a scenario the correct protocol does not pass proves nothing
+            again = {r["rule"] for r in doc["rules"]
+                     if ("survived" in r and any(x["verdict"] == "pass" for x in r["survived"]))
+                     or ("killed_by" in r and BASELINE.get((r["killed_by"]["protocol"], r["killed_by"]["scenario"])))}
+            doc["excluded_scenarios"] = excluded
+            new = {r["rule"]: r for r in run([j for j in jobs if key(j) in again], a.workers)}
+            doc["rules"] = [new.get(r["rule"], r) for r in doc["rules"]]
+            doc["second_pass"] = {"max_states_per_scenario": a.max_states, "seconds_per_scenario": a.seconds}
+        return finish(doc)
+    t0 = time.time()
+    rows = [{"rule": key(j), "module": f"protocols/{j[0]}.py", "line": j[3], "unchanged": same[key(j)]}
+            for j in jobs if key(j) in same]
+    rows += run([j for j in jobs if key(j) not in same], a.workers)
+    if set(a.modules) != set(MODULES) and last.exists():  # the other modules' rows stay as they were
+        mine = {f"protocols/{m}.py" for m in a.modules}
+        old = json.loads(last.read_text())
+        rows += [r for r in old["rules"] if r["module"] not in mine]
+        excluded = {**old.get("excluded_scenarios", {}), **excluded}
+    return finish({"max_states_per_scenario": a.max_states, "seconds_per_scenario": a.seconds,
+                   "seconds": round(time.time() - t0, 1), "excluded_scenarios": excluded, "rules": rows})
+
+
+if __name__ == "__main__":
+    sys.exit(main())
