@@ -37,8 +37,9 @@ def largest_defaults() -> list:
     for protocol in SPECIFIED:
         mine = [r for r in rows if r["protocol"] == protocol and r["mutant"] is None and not r.get("not_checked")]
         big = max(mine, key=lambda r: r["rrcheck_no_reduce"]["states"])
-        out.append((protocol, next(sc for sc in DEFAULTS[protocol] if sc.label() == big["scenario"])))
-    return out + [("coordinated", Scenario("any_source_race", 3, 3, crash_kinds=("process",)))]
+        out.append((protocol, next(sc for sc in DEFAULTS[protocol] if sc.label() == big["scenario"]),
+                    big["rrcheck_no_reduce"]["states"]))
+    return out + [("coordinated", Scenario("any_source_race", 3, 3, crash_kinds=("process",)), 0)]
 
 
 def children_cpu() -> float:
@@ -70,8 +71,7 @@ def main() -> int:
     ap.add_argument("--repeats", type=int, default=3)
     ap.add_argument("--quick", action="store_true", help="leave out the model above 200,000 states")
     args = ap.parse_args()
-    cases = largest_defaults()
-    cases = cases[:-1] if args.quick else cases
+    cases = [(p, sc) for p, sc, states in largest_defaults() if not (args.quick and states > 200_000)]
     runs = []
     for rnd in range(args.repeats):
         for protocol, sc in cases:
