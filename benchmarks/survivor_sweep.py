@@ -127,18 +127,19 @@ def affected(module: str, cls: str) -> list[str]:
     return [name for name, p in PROTOCOLS.items() if issubclass(p, klass)]
 
 
-BASELINE: dict = {}  # (protocol, scenario label) -> why the correct protocol's result rules it out, or None
+BASELINE: dict = {}  # (protocol, scenario label) -> (why the correct protocol's failure rules it out, its vacuity)
 
 
 def scenarios(protocol: str):
     """The protocol's defaults and its mutants' scenarios, less those where the
-    correct protocol itself fails or passes vacuously (HMPL with a failure during
-    recovery, a workload that is not send-deterministic, no failure allowed):
-    a mutant that fails there proves nothing."""
+    correct protocol itself fails (HMPL with a failure during recovery, a workload
+    that is not send-deterministic): a mutant that fails there proves nothing. A
+    scenario the correct protocol passes vacuously (no failure allowed) stays: a
+    violation there is still a kill (a failure-free deadlock, say), a vacuous pass is not."""
     seen, out = set(), []
     for sc in (*DEFAULTS[protocol], *(MUTANT_SCENARIOS[n] for n, m in MUTANTS.items()
                                       if m.protocol == protocol and not m.model)):
-        if sc.label() not in seen and not BASELINE.get((protocol, sc.label())):
+        if sc.label() not in seen and not BASELINE.get((protocol, sc.label()), (None, None))[0]:
             seen.add(sc.label())
             out.append(sc)
     return out
@@ -150,9 +151,8 @@ def baseline(protocols, max_states: int, seconds: float) -> dict:
         for sc in {sc.label(): sc for sc in (*DEFAULTS[protocol], *(
                 MUTANT_SCENARIOS[n] for n, m in MUTANTS.items() if m.protocol == protocol and not m.model))}.values():
             c = run_check(protocol, sc, max_states=max_states, time_limit=seconds, anyway=True, progress=False)
-            why = (f"the correct protocol fails it ({c.result.violation.property})" if c.result.violation
-                   else f"the correct protocol passes it vacuously ({c.vacuous})" if c.vacuous else None)
-            out[(protocol, sc.label())] = why
+            fails = f"the correct protocol fails it ({c.result.violation.property})" if c.result.violation else None
+            out[(protocol, sc.label())] = (fails, c.vacuous)
     return out
 
 
@@ -173,7 +173,7 @@ def trial(job) -> dict:
             if r.verdict == "violation":
                 return {"killed_by": {"protocol": protocol, "scenario": sc.label(),
                                       "property": r.violation.property}}
-            if c.vacuous:  # check --all reports a vacuous pass: the checker notices
+            if c.vacuous and not BASELINE[(protocol, sc.label())][1]:  # check --all reports it: noticed
                 return {"killed_by": {"protocol": protocol, "scenario": sc.label(), "vacuous": c.vacuous}}
             tried.append({"protocol": protocol, "scenario": sc.label(), "verdict": r.verdict,
                           "states": r.states})
@@ -240,7 +240,7 @@ def main() -> int:
     jobs = all_jobs(a.modules, a.max_states, a.seconds)
     if not a.explain:  # forked workers inherit it
         BASELINE.update(baseline(sorted({p for j in jobs for p in affected(j[0], j[1])}), a.max_states, a.seconds))
-    excluded = {f"{p}: {sc}": why for (p, sc), why in BASELINE.items() if why}
+    excluded = {f"{p}: {sc}": why for (p, sc), (why, _) in BASELINE.items() if why}
     # forcing a test that reads only knobs to the value it has in every protocol that runs it changes nothing
     same = {key(j): f"reads only knobs, already {j[5]} in {', '.join(affected(j[0], j[1]))}" for j in jobs
             if all(knob_value(j[4], p) is j[5] for p in affected(j[0], j[1]))}
@@ -255,7 +255,8 @@ def main() -> int:
             # a kill on a scenario the correct protocol does not pass proves nothing
             again = {r["rule"] for r in doc["rules"]
                      if ("survived" in r and any(x["verdict"] == "pass" for x in r["survived"]))
-                     or ("killed_by" in r and BASELINE.get((r["killed_by"]["protocol"], r["killed_by"]["scenario"])))}
+                     or ("killed_by" in r and BASELINE.get((r["killed_by"]["protocol"], r["killed_by"]["scenario"]),
+                                                               (None,))[0])}
             doc["excluded_scenarios"] = excluded
             new = {r["rule"]: r for r in run([j for j in jobs if key(j) in again], a.workers)}
             doc["rules"] = [new.get(r["rule"], r) for r in doc["rules"]]
@@ -269,7 +270,9 @@ def main() -> int:
         mine = {f"protocols/{m}.py" for m in a.modules}
         old = json.loads(last.read_text())
         rows += [r for r in old["rules"] if r["module"] not in mine]
-        excluded = {**old.get("excluded_scenarios", {}), **excluded}
+        mine_p = {p for p, _ in BASELINE}
+        excluded = {**{k: v for k, v in old.get("excluded_scenarios", {}).items()
+                       if k.split(": ")[0] not in mine_p}, **excluded}
     return finish({"max_states_per_scenario": a.max_states, "seconds_per_scenario": a.seconds,
                    "seconds": round(time.time() - t0, 1), "excluded_scenarios": excluded, "rules": rows})
 
