@@ -89,6 +89,8 @@ DEFAULTS: dict[str, tuple[Scenario, ...]] = {
         Scenario("testany", checkpoints=0, crash_kinds=("process",), note="a logged Testany outcome"),
         Scenario("node_handoff", at_sites=True,
                  note="a node crash takes a sender checkpointed past m1 and m1's receiver (Meyer 2014 §2.2.1)"),
+        Scenario("master_worker", 2, 2, crash_kinds=("process",),
+                 note="a checkpoint behind logged receptions: the log entries it covers are not replayed"),
     ),
     "coordinated": (
         Scenario("ring", 2, 2),
