@@ -2,12 +2,18 @@
 states/s), with and without the reductions of checker/model.py.
 
     python benchmarks/explore_throughput.py [--full]   # --full: also without reductions (slow)
+    python benchmarks/explore_throughput.py --speedup [--rounds R]
 
-Writes benchmarks/results/explore_throughput.json with the machine and the command.
+Writes benchmarks/results/explore_throughput.json with the machine and the command;
+``--speedup`` instead times the largest default scenarios (unreduced) on 1 and 2 worker
+processes, interleaved over R rounds (default 3), and writes parallel_speedup.json:
+wall seconds, CPU seconds of every process, speed-up and parallel efficiency.
 """
 from __future__ import annotations
 
+import os
 import sys
+import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
@@ -19,7 +25,45 @@ from rrcheck.checker.scenarios import DEFAULTS, MUTANT_SCENARIOS  # noqa: E402
 from rrcheck.protocols.mutants import MUTANTS  # noqa: E402
 
 
+SPEEDUP = [("correlated-set", "pairs n=4/2nodes f=1 c=1@sites node"), ("send-deterministic", "sd_ack n=3/2nodes f=1 c=1 process"),
+           ("hmpl", "ring n=2/2nodes f=1 c=1"), ("sbml", "ring n=2/2nodes f=1 c=1")]
+
+
+def _cpu() -> float:
+    t = os.times()
+    return t.user + t.system + t.children_user + t.children_system
+
+
+def speedup(rounds: int) -> int:
+    rows = []
+    for protocol, label in SPEEDUP:
+        sc = next(sc for sc in DEFAULTS[protocol] if sc.label() == label)
+        runs: dict = {1: [], 2: []}
+        for _ in range(rounds):
+            for workers in (1, 2):
+                t, c = time.perf_counter(), _cpu()
+                r = run_check(protocol, sc, reduce=False, workers=workers).result
+                runs[workers].append((time.perf_counter() - t, _cpu() - c, r.states, r.transitions))
+        assert len({x[2:] for x in runs[1] + runs[2]}) == 1, "the worker counts disagree"
+        best = {w: min(x[0] for x in runs[w]) for w in runs}
+        row = {"protocol": protocol, "scenario": label, "reduce": False, "states": runs[1][0][2],
+               "transitions": runs[1][0][3],
+               "wall_seconds": {w: [round(x[0], 2) for x in runs[w]] for w in runs},
+               "cpu_seconds": {w: [round(x[1], 2) for x in runs[w]] for w in runs},
+               "speedup_2_workers": round(best[1] / best[2], 2),
+               "efficiency_2_workers": round(best[1] / best[2] / 2, 2)}
+        rows.append(row)
+        print(f"{protocol:<20} {label:<40} {row['states']:>9,} states  1 worker {best[1]:6.1f} s  "
+              f"2 workers {best[2]:6.1f} s  speed-up {row['speedup_2_workers']:.2f}", flush=True)
+    record.write("parallel_speedup", {"rounds": rounds, "note": "best of the rounds; the same states and "
+                 "transitions on every run (asserted)", "results": rows})
+    return 0
+
+
 def main() -> int:
+    if "--speedup" in sys.argv:
+        rounds = int(sys.argv[sys.argv.index("--rounds") + 1]) if "--rounds" in sys.argv else 3
+        return speedup(rounds)
     full = "--full" in sys.argv
     rows = []
     cases = [(p, sc, None) for p, scs in DEFAULTS.items() for sc in scs]

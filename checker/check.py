@@ -93,7 +93,7 @@ def run_check(protocol: str, scenario: Scenario, mutant: str | None = None, prop
               out: Path | None = None, strategy: str = "bfs", max_states: int | None = None,
               time_limit: float | None = None, seed: int = 0, reduce: bool = True,
               grouping: tuple[int, ...] | None = None, progress: bool | None = None,
-              anyway: bool = False) -> Check:
+              anyway: bool = False, workers: int = 1) -> Check:
     system, workload = make_system(protocol, scenario, mutant, grouping)
     anyway = anyway or (mutant is not None and MUTANTS[mutant].extra.get("anyway", False))
     if getattr(system.protocol, "requires_send_determinism", False) and not anyway:
@@ -104,7 +104,10 @@ def run_check(protocol: str, scenario: Scenario, mutant: str | None = None, prop
                              f"add --anyway to check it all the same")
     props = properties_for(system, protocol, properties)
     judge = Judge(system, props, failure_free(workload).finals)
-    result = explore(system, judge, strategy, max_states, time_limit, seed, progress=progress, reduce=reduce)
+    if workers > 1 and strategy != "bfs":
+        raise UsageError(f"--workers runs a breadth-first search; drop --strategy {strategy} or --workers")
+    result = explore(system, judge, strategy, max_states, time_limit, seed, progress=progress, reduce=reduce,
+                     workers=workers)
     path = save_counterexample(out, protocol, mutant, scenario, system, workload, props, result)
     return Check(protocol, mutant, scenario, result, path,
                  sets_of_one=len(set(system.ctx.group_of)) == system.n)

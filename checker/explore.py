@@ -82,9 +82,13 @@ def _path(parent: dict, s) -> list:
 
 def explore(system, judge: Judge, strategy: str = "bfs", max_states: int | None = None,
             time_limit: float | None = None, seed: int = 0, walks: int = 1000,
-            progress: bool | None = None, reduce: bool = True) -> Result:
+            progress: bool | None = None, reduce: bool = True, workers: int = 1) -> Result:
     """Search the state space of ``system``; ``reduce`` applies the reductions
-    of :meth:`rrcheck.checker.model.System.reduce` (same terminal states, fewer paths)."""
+    of :meth:`rrcheck.checker.model.System.reduce` (same terminal states, fewer paths);
+    ``workers`` > 1 runs the BFS on that many processes (:mod:`rrcheck.checker.parallel`)."""
+    if workers > 1:
+        from rrcheck.checker.parallel import explore_parallel
+        return explore_parallel(system, judge, workers, max_states, time_limit, progress, reduce)
     if strategy == "random":
         return _random(system, judge, seed, walks, time_limit, progress)
     t0 = time.perf_counter()

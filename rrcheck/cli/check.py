@@ -138,6 +138,9 @@ def add_parsers(sub) -> None:
     s.add_argument("--time-limit", type=positive_float("--time-limit"), metavar="SECONDS",
                    help="stop a search after this many seconds: incomplete, exit 3 (default: no limit)")
     s.add_argument("--seed", type=int, default=0, help="seed of --strategy random (default 0)")
+    s.add_argument("--workers", type=nonneg("--workers", 1), default=1, metavar="N",
+                   help="breadth-first search on N processes of this machine: the same verdict, counts and "
+                        "counterexample as one (default 1)")
     s.add_argument("--no-reduce", action="store_true",
                    help="explore every interleaving, without the reductions (default: reduced)")
     s.add_argument("--out", default="rrcheck-out", metavar="DIR",
@@ -317,7 +320,7 @@ def cmd_check(args) -> int:
     for k, ((protocol, mutant, sc), g) in enumerate(zip(checks, groupings), start=1):
         say(f"[{k}/{len(checks)}] {mutant or protocol} {sc.label()}")
         c = run_check(protocol, sc, mutant, args.properties, out, args.strategy, args.max_states, args.time_limit,
-                      args.seed, not args.no_reduce, g, anyway=args.anyway,
+                      args.seed, not args.no_reduce, g, anyway=args.anyway, workers=args.workers,
                       progress=args.progress if len(checks) == 1 else False)
         done.append(c)
         if not args.json:
@@ -367,7 +370,7 @@ def _check_all(args, out: Path) -> int:
         for k, (protocol, mutant, sc) in enumerate(todo, start=1):
             say(f"[{k}/{len(todo)}] {mutant or protocol} {sc.label()}")
             c = run_check(protocol, sc, mutant, out=out, max_states=args.max_states, time_limit=args.time_limit,
-                          progress=False)
+                          progress=False, workers=args.workers)
             r = c.result
             if r.verdict == "incomplete":
                 incomplete += 1

@@ -1,0 +1,341 @@
+"""Breadth-first search on N worker processes (docs/design.md §5), the same
+search as :func:`rrcheck.checker.explore.explore` with ``strategy="bfs"``.
+
+States are partitioned by hash: a worker owns the states whose hash falls to
+it, expands them, and sends every successor to its owner.  The search goes one
+generation at a time (the states discovered while expanding the previous one),
+which is the order of the sequential FIFO queue.  Inside a generation that queue
+is in discovery order, so every successor carries its discovery key: the rank
+of its parent in that order and its index among the parent's successors.  An
+owner keeps a state's smallest key, and the coordinator ranks the new
+generation by key.  Hence each state gets the parent the sequential search
+gives it, the first violation is the one the sequential search meets first, and
+cutting the counts at that violation's key gives its states, transitions, depth
+and counterexample.  ``max_states`` and ``time_limit`` stop at the end of a
+generation (an incomplete result's counts are the generation's).
+
+Witness counts of a violating run are those of every generation expanded, not
+cut; a pass's witnesses are the sequential ones.
+"""
+from __future__ import annotations
+
+import multiprocessing as mp
+import signal
+import time
+from collections import Counter
+from multiprocessing.connection import wait as mp_wait
+
+from rrcheck.checker.explore import CRASHES, Progress, Result
+
+# witnesses that are a maximum or counted once per judge, not a sum of events
+_MAX = ("logger_placements_checked", "tb_max_per_receiver")
+
+
+def explore_parallel(system, judge, workers: int, max_states: int | None = None,
+                     time_limit: float | None = None, progress: bool | None = None,
+                     reduce: bool = True) -> Result:
+    """BFS of ``system`` on ``workers`` processes (forked: they share the
+    system, the judge and the hash seed that places states)."""
+    t0 = time.perf_counter()
+    ctx = mp.get_context("fork")
+    inboxes = [ctx.Queue() for _ in range(workers)]
+    pipes = [ctx.Pipe() for _ in range(workers)]
+    procs = [ctx.Process(target=_serve, args=(i, workers, system, judge, pipes[i][1], inboxes, reduce),
+                         daemon=True, name=f"rrcheck-worker-{i}") for i in range(workers)]
+    for p in procs:
+        p.start()
+    conns = [a for a, _ in pipes]
+    try:
+        return _coordinate(system, conns, t0, max_states, time_limit, Progress(progress), strategy="bfs")
+    finally:
+        for c in conns:
+            try:
+                c.send(("stop",))
+            except OSError:
+                pass
+        for p in procs:
+            p.join(timeout=2)
+            if p.is_alive():
+                p.terminate()
+                p.join()
+
+
+def _ask(conns, msg, to=None, per_worker=None):
+    """Send ``msg`` to every worker (or worker ``to``) and return the replies in
+    worker order; a worker's exception is raised here as soon as it arrives (the
+    others may be waiting for that worker's successors)."""
+    targets = list(range(len(conns))) if to is None else [to]
+    for i in targets:
+        conns[i].send(msg if per_worker is None else msg + tuple(per_worker[i]))
+    got: dict = {}
+    while len(got) < len(targets):
+        for c in mp_wait([conns[i] for i in targets if i not in got]):
+            i = conns.index(c)
+            kind, value = c.recv()
+            if kind == "error":
+                raise value
+            got[i] = value
+    return [got[i] for i in targets] if to is None else got[to]
+
+
+def _coordinate(system, conns, t0, max_states, time_limit, prog, strategy) -> Result:
+    states, transitions, depth = 0, 0, 0
+    reason = ""
+    reports = _ask(conns, ("init",))
+    while True:
+        viols = [r["violation"] for r in reports if r["violation"]]
+        if viols:
+            key, v, base, suffix = min(viols, key=lambda x: x[0])
+            cut = _ask(conns, ("cut", key))
+            states += sum(c["states"] for c in cut)
+            transitions += sum(c["transitions"] for c in cut)
+            depth = max([depth] + [c["depth"] for c in cut])
+            trace = _path(system, conns, base) + list(suffix)
+            prog.close()
+            return Result("violation", states, transitions, depth, time.perf_counter() - t0,
+                          _witnesses(conns), strategy, v, trace)
+        states += sum(r["new"] for r in reports)
+        transitions += sum(r["transitions"] for r in reports)
+        depth = max([depth] + [r["depth"] for r in reports])
+        if any(r["depth_bound"] for r in reports):
+            reason = f"depth bound {system.bounds.depth} reached"
+        prog.tick(states, sum(r["new"] for r in reports), depth)
+        if not any(r["new"] for r in reports):
+            break
+        if max_states and states >= max_states:
+            reason = f"state bound {max_states:,} reached"
+            break
+        if time_limit and time.perf_counter() - t0 > time_limit:
+            reason = f"time limit {time_limit:g} s reached"
+            break
+        counts = [r["new"] for r in reports]
+        reports = _ask(conns, ("expand",), per_worker=list(zip(_rank([r["keys"] for r in reports]),
+                                                                _balance(counts))))
+    prog.close()
+    return Result("incomplete" if reason else "pass", states, transitions, depth, time.perf_counter() - t0,
+                  _witnesses(conns), strategy, None, [], reason)
+
+
+def _rank(keys: list[list]) -> list[list[int]]:
+    """Global discovery order of a generation: each worker's keys are sorted."""
+    tagged = sorted((k, w) for w, ks in enumerate(keys) for k in ks)
+    ranks: list[list[int]] = [[] for _ in keys]
+    for r, (_, w) in enumerate(tagged):
+        ranks[w].append(r)
+    return ranks
+
+
+def _balance(counts: list[int], slack: float = 0.05) -> list[dict[int, int]]:
+    """Which worker gives how many frontier states to which: the successors of a
+    worker's states stay with it, so once balanced a search stays nearly so and
+    few states ever cross processes."""
+    give: list[dict[int, int]] = [{} for _ in counts]
+    fair = sum(counts) / len(counts)
+    over = [[i, c - round(fair)] for i, c in enumerate(counts) if c > fair * (1 + slack) + 16]
+    under = [[i, round(fair) - c] for i, c in enumerate(counts) if c < fair * (1 - slack) - 16]
+    for o in over:
+        for u in under:
+            m = min(o[1], u[1])
+            if m > 0:
+                give[o[0]][u[0]] = give[o[0]].get(u[0], 0) + m
+                o[1] -= m
+                u[1] -= m
+    return give
+
+
+def _path(system, conns, base) -> list:
+    """The actions from the initial state to the state with fingerprint ``base``,
+    walked back through the parent links and replayed to make sure."""
+    out, h = [], base
+    while True:
+        link = next(x for x in _ask(conns, ("link", h)) if x is not False)
+        if link is None:
+            break
+        h, a = link
+        out.append(a)
+    out.reverse()
+    s = system.initial()
+    for a in out:
+        s = system.step(s, a)[0]
+    if hash(s) != base:
+        raise FingerprintCollision(f"the path to fingerprint {base:#x} replays to another state")
+    return out
+
+
+def _witnesses(conns) -> dict:
+    total: Counter = Counter()
+    checkpointed: set = set()
+    for w, cps in _ask(conns, ("witnesses",)):
+        for k, v in w.items():
+            total[k] = max(total[k], v) if k in _MAX else total[k] + v
+        checkpointed |= cps
+    if checkpointed:
+        total["processes_checkpointed"] = len(checkpointed)
+    return dict(total)
+
+
+# -- a worker ----------------------------------------------------------------
+
+def _serve(i, n, system, judge, conn, inboxes, reduce) -> None:
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # the coordinator stops us
+    w = _Worker(i, n, system, judge, inboxes, reduce)
+    while True:
+        msg = conn.recv()
+        if msg[0] == "stop":
+            return
+        try:
+            conn.send(("ok", getattr(w, msg[0])(*msg[1:])))
+        except Exception as e:  # the sequential search would raise it: so does the coordinator
+            conn.send(("error", e))
+            return
+
+
+class FingerprintCollision(Exception):
+    """Two different states with one 64-bit fingerprint met on one worker."""
+
+
+class _Worker:
+    """Owns the fingerprints whose hash falls to it and holds the frontier
+    states it discovered first; only fingerprints and keys cross processes."""
+
+    def __init__(self, i, n, system, judge, inboxes, reduce):
+        self.i, self.n, self.sys, self.judge = i, n, system, judge
+        self.inboxes, self.reduce = inboxes, reduce
+        self.fps: set = set()         # fingerprints this worker owns, visited
+        self.back: dict = {}          # fingerprint -> (parent's, action) of the states it discovered
+        self.frontier: list = []      # (key, state, depth) of the next generation, by key
+        self.expanded: list = []      # (rank, successors, depth) of the generation just expanded
+        self.new_keys: list = []
+        self.early: list = []         # messages of a later phase that overtook this one's
+
+    def init(self) -> dict:
+        s = self.sys.initial()
+        self.expanded, self.frontier, self.new_keys = [], [], []
+        if hash(s) % self.n != self.i:
+            return self._report(None, False)
+        self.fps.add(hash(s))
+        self.back[hash(s)] = None
+        self.frontier, self.new_keys = [((-1, 0), s, 0)], [(-1, 0)]
+        v = self.judge.state(s)
+        return self._report(((-1, 0, 1), v, hash(s), ()) if v else None, False)
+
+    def expand(self, ranks: list[int], give: dict[int, int]) -> dict:
+        system, judge = self.sys, self.judge
+        todo = [(r, s, d) for r, (_, s, d) in zip(ranks, self.frontier)]
+        moves: list[list] = [[] for _ in range(self.n)]
+        for k, count in give.items():
+            moves[k], todo = todo[len(todo) - count:], todo[:len(todo) - count]
+        for _, batch in self._exchange("move", moves):
+            if batch is not moves[self.i]:
+                todo.extend(batch)
+        todo.sort(key=lambda x: x[0])
+        cand: dict = {}               # fingerprint -> (key, state, depth, parent's, action), smallest key
+        viol = None
+        at_bound = False
+        self.expanded = expanded = []
+
+        def found(s2, key, d2, ph, a):
+            h = hash(s2)
+            c = cand.get(h)
+            if c is None:
+                cand[h] = (key, s2, d2, ph, a)  # keys arrive in increasing order
+            elif c[1] != s2:
+                raise FingerprintCollision(f"two states share the fingerprint {h:#x}")
+
+        for r, s, d in todo:
+            acts = system.actions(s)
+            if all(a[0] in CRASHES for a in acts):  # failures are not progress
+                v = judge.terminal(s)
+                if v:
+                    expanded.append((r, 0, d))
+                    viol = ((r, -1, 0), v, hash(s), ())
+                    break
+            if d >= system.bounds.depth:
+                at_bound = True
+                expanded.append((r, 0, d))
+                continue
+            if self.reduce:
+                acts = system.reduce(s, acts)
+            j, hs = 0, hash(s)
+            for a in acts:
+                s2, obs = system.step(s, a)
+                v = judge.transition(s, a, s2, obs)
+                if v:
+                    viol = ((r, j, 0), v, hs, (a,))
+                    break
+                found(s2, (r, j), d + 1, hs, a)
+                j += 1
+                if self.reduce and a[0] not in CRASHES:
+                    for c in system.crashes_after(s, a, s2):
+                        s3, obs = system.step(s2, c)
+                        v = judge.transition(s2, c, s3, obs)
+                        if v:
+                            viol = ((r, j, 0), v, hash(s2), (c,))
+                            break
+                        found(s3, (r, j), d + 2, hash(s2), c)
+                        j += 1
+                    if viol:
+                        break
+            expanded.append((r, j + (viol is not None), d))
+            if viol:
+                break
+        # the owners keep each unseen fingerprint's smallest key, and say who found it
+        asks: list[list] = [[] for _ in range(self.n)]
+        for h, c in cand.items():
+            asks[h % self.n].append((h, c[0]))
+        best: dict = {}
+        for w, batch in self._exchange("ask", asks):
+            for h, key in batch:
+                if h not in self.fps:
+                    b = best.get(h)
+                    if b is None or key < b[0]:
+                        best[h] = (key, w)
+        self.fps.update(best)
+        wins: list[list] = [[] for _ in range(self.n)]
+        for h, (_, w) in best.items():
+            wins[w].append(h)
+        fresh = sorted((cand[h] for _, batch in self._exchange("win", wins) for h in batch),
+                       key=lambda c: c[0])
+        self.frontier = [(key, s2, d2) for key, s2, d2, _, _ in fresh]
+        self.new_keys = [key for key, *_ in fresh]
+        for key, s2, _, ph, a in fresh:
+            self.back[hash(s2)] = (ph, a)
+            v = judge.state(s2)
+            if v and (viol is None or key + (1,) < viol[0]):
+                viol = (key + (1,), v, hash(s2), ())
+        return self._report(viol, at_bound)
+
+    def _exchange(self, phase: str, out: list[list]) -> list[tuple[int, list]]:
+        """All-to-all: send ``out[k]`` to worker k, return (sender, batch) of every worker."""
+        for k in range(self.n):
+            if k != self.i:
+                self.inboxes[k].put((phase, self.i, out[k]))
+        got = [(self.i, out[self.i])] + [m[1:] for m in self.early if m[0] == phase]
+        self.early = [m for m in self.early if m[0] != phase]
+        while len(got) < self.n:
+            msg = self.inboxes[self.i].get()
+            if msg[0] == phase:
+                got.append(msg[1:])
+            else:
+                self.early.append(msg)
+        return got
+
+    def _report(self, viol, at_bound) -> dict:
+        return {"violation": viol, "new": len(self.new_keys), "keys": self.new_keys,
+                "transitions": sum(t for _, t, _ in self.expanded),
+                "depth": max((d for _, _, d in self.expanded), default=0), "depth_bound": at_bound}
+
+    def cut(self, key) -> dict:
+        """The counts of this generation up to the violation at ``key`` (inclusive)."""
+        r, j, _ = key
+        trans = sum(t if rr < r else min(t, j + 1) for rr, t, _ in self.expanded if rr <= r)
+        return {"states": sum(1 for k in self.new_keys if k + (1,) <= key),
+                "transitions": trans,
+                "depth": max((d for rr, _, d in self.expanded if rr <= r), default=0)}
+
+    def link(self, h):
+        """The parent link of the state with fingerprint ``h``, if this worker found it."""
+        return self.back.get(h, False)
+
+    def witnesses(self):
+        return dict(self.judge.w), set(self.judge._checkpointed)

@@ -1,0 +1,86 @@
+"""The BFS on several worker processes is the BFS on one: same verdict, property,
+states, transitions, depth, counterexample (and a pass's witnesses)."""
+import multiprocessing
+import subprocess
+import sys
+
+import pytest
+
+from rrcheck.checker.check import default_plan, run_check
+from rrcheck.checker.classify import failure_free
+from rrcheck.checker.invariants import Judge
+from rrcheck.checker.parallel import _balance, explore_parallel
+from rrcheck.checker.scenarios import DEFAULTS, make_system
+
+# default scenarios above ~25,000 reduced states: the whole catalogue runs under -m slow
+LARGE = {("correlated-set", "pairs n=4/2nodes f=1 c=1@sites node"), ("sbml", "ring n=2/2nodes f=1 c=1"),
+         ("hmpl", "wildcard_race n=3/3nodes f=1 c=0 process"), ("hmpl", "ring n=2/2nodes f=1 c=1"),
+         ("rbml", "master_worker n=2/2nodes f=1 c=1 process"), ("send-deterministic", "sd_ack n=3/2nodes f=1 c=1 process")}
+
+
+def _plan():
+    for p, m, sc in default_plan():
+        big = m is None and (p, sc.label()) in LARGE
+        yield pytest.param(p, m, sc, id=f"{m or p}:{sc.label()}", marks=[pytest.mark.slow] if big else [])
+
+
+def _fingerprint(r):
+    return (r.verdict, r.violation.property if r.violation else None, r.states, r.transitions, r.depth,
+            r.trace, r.reason)
+
+
+@pytest.mark.parametrize("protocol,mutant,sc", list(_plan()))
+def test_invariants_parallel_search_equals_one_worker(protocol, mutant, sc):
+    one = run_check(protocol, sc, mutant, progress=False).result
+    two = run_check(protocol, sc, mutant, progress=False, workers=2).result
+    assert _fingerprint(two) == _fingerprint(one)
+    if one.verdict == "pass":
+        assert two.witnesses == one.witnesses
+
+
+def test_invariants_parallel_three_workers_and_no_reduce():
+    sc = DEFAULTS["hmpl"][0]
+    one = run_check("hmpl", sc, progress=False, reduce=False).result
+    three = run_check("hmpl", sc, progress=False, reduce=False, workers=3).result
+    assert _fingerprint(three) == _fingerprint(one) and three.witnesses == one.witnesses
+
+
+def test_parallel_depth_and_state_bounds_are_reported_incomplete():
+    sc = DEFAULTS["sbml"][1]
+    r = run_check("sbml", sc, progress=False, workers=2, max_states=300).result
+    assert r.verdict == "incomplete" and "state bound" in r.reason and r.states >= 300
+
+
+def test_parallel_worker_error_reaches_the_caller_and_leaves_no_process():
+    system, workload = make_system("coordinated", DEFAULTS["coordinated"][0])
+    step = system.step
+    calls = [0]
+
+    def failing(s, a):
+        calls[0] += 1
+        if calls[0] > 200:
+            raise RuntimeError("a protocol handler failed")
+        return step(s, a)
+
+    system.step = failing
+    with pytest.raises(RuntimeError, match="handler failed"):
+        explore_parallel(system, Judge(system, None, failure_free(workload).finals), 2)
+    assert not multiprocessing.active_children()
+
+
+def test_balance_moves_only_the_surplus():
+    assert _balance([1000, 1000]) == [{}, {}]
+    assert _balance([1000, 0]) == [{1: 500}, {}]
+    give = _balance([900, 100, 0, 200])
+    assert sum(sum(g.values()) for g in give) == 900 - 300
+    assert all(not g for g in give[1:])
+
+
+@pytest.mark.parametrize("argv,needle", [
+    (["--workers", "0"], "--workers must be at least 1"),
+    (["--workers", "2", "--strategy", "dfs"], "--workers runs a breadth-first search"),
+])
+def test_parallel_bad_options_are_one_line(argv, needle):
+    p = subprocess.run([sys.executable, "-m", "rrcheck", "check", "coordinated", "--scenario", "1", *argv],
+                       capture_output=True, text=True)
+    assert p.returncode == 2 and needle in p.stderr and "Traceback" not in p.stderr
