@@ -93,7 +93,8 @@ def run_check(protocol: str, scenario: Scenario, mutant: str | None = None, prop
               out: Path | None = None, strategy: str = "bfs", max_states: int | None = None,
               time_limit: float | None = None, seed: int = 0, reduce: bool = True,
               grouping: tuple[int, ...] | None = None, progress: bool | None = None,
-              anyway: bool = False, workers: int = 1) -> Check:
+              anyway: bool = False, workers: int = 1, checkpoint: Path | None = None,
+              recover: Path | None = None, checkpoint_every: float = 60.0) -> Check:
     system, workload = make_system(protocol, scenario, mutant, grouping)
     anyway = anyway or (mutant is not None and MUTANTS[mutant].extra.get("anyway", False))
     if getattr(system.protocol, "requires_send_determinism", False) and not anyway:
@@ -106,11 +107,27 @@ def run_check(protocol: str, scenario: Scenario, mutant: str | None = None, prop
     judge = Judge(system, props, failure_free(workload).finals)
     if workers > 1 and strategy != "bfs":
         raise UsageError(f"--workers runs a breadth-first search; drop --strategy {strategy} or --workers")
+    snapshots = None
+    if checkpoint or recover:
+        if strategy != "bfs" or workers > 1:
+            raise UsageError("--checkpoint and --recover save a breadth-first search on one worker; "
+                             "drop --strategy and --workers")
+        from rrcheck.checker.resume import Snapshots
+        snapshots = Snapshots(search_identity(system, workload, mutant, props, reduce), checkpoint, recover,
+                              checkpoint_every)
     result = explore(system, judge, strategy, max_states, time_limit, seed, progress=progress, reduce=reduce,
-                     workers=workers)
+                     workers=workers, snapshots=snapshots)
     path = save_counterexample(out, protocol, mutant, scenario, system, workload, props, result)
     return Check(protocol, mutant, scenario, result, path,
                  sets_of_one=len(set(system.ctx.group_of)) == system.n)
+
+
+def search_identity(system, workload, mutant, props, reduce: bool) -> dict:
+    """What a saved search must match to be continued."""
+    return {"protocol": system.protocol.name, "mutant": mutant, "knobs": dict(system.protocol.knobs),
+            "workload": workload.name, "workload_spec": workload.spec, "placement": list(workload.node_of),
+            "grouping": list(system.ctx.group_of), "bounds": system.bounds.as_dict(),
+            "properties": sorted(props), "reduce": reduce}
 
 
 def properties_for(system, protocol: str, properties) -> tuple[str, ...]:

@@ -7,9 +7,12 @@ and successors, and the :class:`rrcheck.checker.invariants.Judge` for verdicts.
 from __future__ import annotations
 
 import random
+import signal
 import sys
+import threading
 import time
 from collections import deque
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 
 from rrcheck.checker.invariants import Judge, Violation
@@ -82,20 +85,27 @@ def _path(parent: dict, s) -> list:
 
 def explore(system, judge: Judge, strategy: str = "bfs", max_states: int | None = None,
             time_limit: float | None = None, seed: int = 0, walks: int = 1000,
-            progress: bool | None = None, reduce: bool = True, workers: int = 1) -> Result:
+            progress: bool | None = None, reduce: bool = True, workers: int = 1,
+            snapshots=None) -> Result:
     """Search the state space of ``system``; ``reduce`` applies the reductions
     of :meth:`rrcheck.checker.model.System.reduce` (same terminal states, fewer paths);
-    ``workers`` > 1 runs the BFS on that many processes (:mod:`rrcheck.checker.parallel`)."""
+    ``workers`` > 1 runs the BFS on that many processes (:mod:`rrcheck.checker.parallel`);
+    ``snapshots`` (:class:`rrcheck.checker.resume.Snapshots`) saves the BFS now and then, at a
+    bound and on an interrupt, and continues a saved one."""
     if workers > 1:
         from rrcheck.checker.parallel import explore_parallel
         return explore_parallel(system, judge, workers, max_states, time_limit, progress, reduce)
     if strategy == "random":
         return _random(system, judge, seed, walks, time_limit, progress)
+    if snapshots is not None and strategy != "bfs":
+        raise ValueError("only a breadth-first search is saved and recovered")
+    with _deferred_interrupts(snapshots is not None and snapshots.save_to is not None) as stop:
+        return _search(system, judge, strategy, max_states, time_limit, progress, reduce, snapshots, stop)
+
+
+def _search(system, judge, strategy, max_states, time_limit, progress, reduce, snapshots, stop) -> Result:
     t0 = time.perf_counter()
     prog = Progress(progress)
-    init = system.initial()
-    parent: dict = {init: None}
-    depth_of_max = 0
     reason = ""
 
     def done(verdict, v=None, trace=()):
@@ -103,13 +113,26 @@ def explore(system, judge: Judge, strategy: str = "bfs", max_states: int | None 
         return Result(verdict, len(parent), judge.w["transitions"], depth_of_max,
                       time.perf_counter() - t0, dict(judge.w), strategy, v, list(trace), reason)
 
-    v = judge.state(init)
-    if v:
-        return done("violation", v, [])
-    frontier: deque = deque([(init, 0)])
+    if snapshots is not None and snapshots.recovered is not None:
+        parent, queued, depth_of_max, before = snapshots.restore(system, judge)
+        t0 -= before
+        frontier: deque = deque(queued)
+    else:
+        init = system.initial()
+        parent = {init: None}
+        depth_of_max = 0
+        v = judge.state(init)
+        if v:
+            return done("violation", v, [])
+        frontier = deque([(init, 0)])
     pop = frontier.popleft if strategy == "bfs" else frontier.pop
     max_depth = system.bounds.depth
     while frontier:
+        if snapshots is not None and (stop or snapshots.due()):
+            snapshots.save(parent, frontier, depth_of_max, judge, time.perf_counter() - t0)
+            if stop:
+                prog.close()
+                raise KeyboardInterrupt
         s, d = pop()
         depth_of_max = max(depth_of_max, d)
         acts = system.actions(s)
@@ -147,13 +170,43 @@ def explore(system, judge: Judge, strategy: str = "bfs", max_states: int | None 
                             return done("violation", v, _path(parent, s3))
                         frontier.append((s3, d + 2))
         prog.tick(len(parent), len(frontier), d)
-        if max_states and len(parent) >= max_states:
-            reason = f"state bound {max_states:,} reached"
-            return done("incomplete")
-        if time_limit and time.perf_counter() - t0 > time_limit:
-            reason = f"time limit {time_limit:g} s reached"
+        if max_states and len(parent) >= max_states or time_limit and time.perf_counter() - t0 > time_limit:
+            reason = (f"state bound {max_states:,} reached" if max_states and len(parent) >= max_states
+                      else f"time limit {time_limit:g} s reached")
+            if snapshots is not None:
+                snapshots.save(parent, frontier, depth_of_max, judge, time.perf_counter() - t0)
             return done("incomplete")
     return done("incomplete" if reason else "pass")
+
+
+class _Stop:
+    """Truthy once Ctrl-C (or SIGTERM, SIGHUP) arrived during a saved search."""
+
+    def __init__(self):
+        self.hit = False
+
+    def __bool__(self) -> bool:
+        return self.hit
+
+
+@contextmanager
+def _deferred_interrupts(on: bool):
+    """While a search is saved, an interrupt only sets a flag: the search stops
+    between two states, saves itself whole, and then raises KeyboardInterrupt."""
+    stop = _Stop()
+    if not on or threading.current_thread() is not threading.main_thread():
+        yield stop
+        return
+
+    def flag(signum, frame):
+        stop.hit = True
+
+    before = {sig: signal.signal(sig, flag) for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)}
+    try:
+        yield stop
+    finally:
+        for sig, handler in before.items():
+            signal.signal(sig, handler)
 
 
 def _random(system, judge: Judge, seed: int, walks: int, time_limit, progress) -> Result:

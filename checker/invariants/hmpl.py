@@ -138,7 +138,7 @@ def logger_placement(judge, s):
         ctx, proto = sysm.ctx, sysm.protocol
         bad = [p for p in range(sysm.n) if ctx.node_of[proto.host(ctx, p)] == ctx.node_of[p]]
         judge._hmpl_placement = bad
-        judge.w["logger_placements_checked"] += sysm.n
+        judge.w["logger_placements_checked"] = sysm.n  # once per run, also a resumed one
     if bad:
         return Violation("LoggerPlacement", f"P{bad[0]}'s logger runs on its own node", {"processes": bad})
     return None

@@ -143,6 +143,13 @@ def add_parsers(sub) -> None:
                         "counterexample as one (default 1)")
     s.add_argument("--no-reduce", action="store_true",
                    help="explore every interleaving, without the reductions (default: reduced)")
+    s.add_argument("--checkpoint", metavar="DIR",
+                   help="save the search in DIR every --checkpoint-every seconds, at --max-states or "
+                        "--time-limit and on Ctrl-C (one breadth-first search on one worker)")
+    s.add_argument("--checkpoint-every", type=positive_float("--checkpoint-every"), default=60.0,
+                   metavar="SECONDS", help="seconds between two saves of --checkpoint (default 60)")
+    s.add_argument("--recover", metavar="DIR",
+                   help="continue the search a --checkpoint saved in DIR, with the options it was started with")
     s.add_argument("--out", default="rrcheck-out", metavar="DIR",
                    help="directory the counterexamples are written to (default ./rrcheck-out)")
     s.add_argument("--anyway", action="store_true",
@@ -307,11 +314,18 @@ def cmd_check(args) -> int:
                 or any(_given(args, k) for k in SCENARIO_OPTIONS):
             raise UsageError("--all checks every protocol and mutant on its own scenarios; drop the protocol, "
                              "--mutant, --scenario, --grouping, --property and the scenario options")
+        if args.checkpoint or args.recover:
+            raise UsageError("--checkpoint and --recover save one search; drop them from --all")
         return _check_all(args, check_dir(args.out, "--out"))
     if not args.protocol and not args.mutant:
         raise UsageError("name a protocol (rrcheck list) or use --all")
     checks = plan(args)
     out = check_dir(args.out, "--out")
+    saved = check_dir(args.checkpoint, "--checkpoint") if args.checkpoint else None
+    recover = Path(args.recover) if args.recover else None
+    if (saved or recover) and len(checks) > 1:
+        raise UsageError(f"--checkpoint and --recover save one search and {checks[0][0]} has {len(checks)} default "
+                         f"scenarios; name one with --scenario K")
     groupings = [_grouping(args.grouping, sc) for _, _, sc in checks]
     say = _say(len(checks) > 1 and args.progress is not False)
     if len(checks) > 1 and not args.json:
@@ -321,6 +335,7 @@ def cmd_check(args) -> int:
         say(f"[{k}/{len(checks)}] {mutant or protocol} {sc.label()}")
         c = run_check(protocol, sc, mutant, args.properties, out, args.strategy, args.max_states, args.time_limit,
                       args.seed, not args.no_reduce, g, anyway=args.anyway, workers=args.workers,
+                      checkpoint=saved, recover=recover, checkpoint_every=args.checkpoint_every,
                       progress=args.progress if len(checks) == 1 else False)
         done.append(c)
         if not args.json:
