@@ -105,12 +105,13 @@ def _coordinate(system, conns, t0, max_states, time_limit, prog, strategy) -> Re
         if max_states and states >= max_states:
             reason = f"state bound {max_states:,} reached"
             break
-        if time_limit and time.perf_counter() - t0 > time_limit:
+        if time_limit and (time.perf_counter() - t0 > time_limit or any(r["cut_short"] for r in reports)):
             reason = f"time limit {time_limit:g} s reached"
             break
         counts = [r["new"] for r in reports]
-        reports = _ask(conns, ("expand",), per_worker=list(zip(_rank([r["keys"] for r in reports]),
-                                                                _balance(counts))))
+        deadline = time.time() + time_limit - (time.perf_counter() - t0) if time_limit else None
+        reports = _ask(conns, ("expand",), per_worker=[(ranks, give, deadline) for ranks, give in
+                                                        zip(_rank([r["keys"] for r in reports]), _balance(counts))])
     prog.close()
     return Result("incomplete" if reason else "pass", states, transitions, depth, time.perf_counter() - t0,
                   _witnesses(conns), strategy, None, [], reason)
@@ -207,6 +208,7 @@ class _Worker:
         self.expanded: list = []      # (rank, successors, depth) of the generation just expanded
         self.new_keys: list = []
         self.early: list = []         # messages of a later phase that overtook this one's
+        self.cut_short = False        # the last generation stopped at the time limit
 
     def init(self) -> dict:
         s = self.sys.initial()
@@ -219,7 +221,7 @@ class _Worker:
         v = self.judge.state(s)
         return self._report(((-1, 0, 1), v, hash(s), ()) if v else None, False)
 
-    def expand(self, ranks: list[int], give: dict[int, int]) -> dict:
+    def expand(self, ranks: list[int], give: dict[int, int], deadline: float | None) -> dict:
         system, judge = self.sys, self.judge
         todo = [(r, s, d) for r, (_, s, d) in zip(ranks, self.frontier)]
         moves: list[list] = [[] for _ in range(self.n)]
@@ -242,7 +244,11 @@ class _Worker:
             elif c[1] != s2:
                 raise FingerprintCollision(f"two states share the fingerprint {h:#x}")
 
+        self.cut_short = False
         for r, s, d in todo:
+            if deadline and time.time() > deadline:  # the generation is left unfinished: incomplete
+                self.cut_short = True
+                break
             acts = system.actions(s)
             if all(a[0] in CRASHES for a in acts):  # failures are not progress
                 v = judge.terminal(s)
@@ -323,7 +329,8 @@ class _Worker:
     def _report(self, viol, at_bound) -> dict:
         return {"violation": viol, "new": len(self.new_keys), "keys": self.new_keys,
                 "transitions": sum(t for _, t, _ in self.expanded),
-                "depth": max((d for _, _, d in self.expanded), default=0), "depth_bound": at_bound}
+                "depth": max((d for _, _, d in self.expanded), default=0), "depth_bound": at_bound,
+                "cut_short": self.cut_short}
 
     def cut(self, key) -> dict:
         """The counts of this generation up to the violation at ``key`` (inclusive)."""

@@ -51,6 +51,12 @@ def test_parallel_depth_and_state_bounds_are_reported_incomplete():
     assert r.verdict == "incomplete" and "state bound" in r.reason and r.states >= 300
 
 
+def test_parallel_time_limit_stops_inside_a_generation():
+    sc = DEFAULTS["correlated-set"][2]  # 222,949 states, about 15 s on two workers
+    r = run_check("correlated-set", sc, progress=False, workers=2, time_limit=1.0).result
+    assert r.verdict == "incomplete" and "time limit" in r.reason and r.seconds < 6
+
+
 def test_parallel_worker_error_reaches_the_caller_and_leaves_no_process():
     system, workload = make_system("coordinated", DEFAULTS["coordinated"][0])
     step = system.step
