@@ -2,6 +2,24 @@ import pytest
 
 from rrcheck.checker.check import run_check
 
+# Beyond the guard (`pytest -k invariants`: every protocol on its default scenarios, every
+# mutant caught, the lemmas): the other engines and real MPI, each under its own marker.
+# README's test command (`-m 'not slow'`) runs them all; pyproject's addopts leave them out.
+ENGINES = {"test_invariants_stateful.py": "fuzz", "test_invariants_tla.py": "tla",
+           "test_invariants_tla_sd_c3.py": "tla", "test_runtime_invariants_mpi.py": "mpi",
+           "test_runtime_invariants_apps.py": "mpi", "test_runtime_invariants_predict.py": "mpi",
+           "test_predict_invariants_synthetic.py": "sweep"}
+# sweeps of the explorer against itself: every mutant again without the reductions
+SWEEPS = ("test_invariants_reductions_keep_the_verdict",)
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_collection_modifyitems(items):
+    for item in items:
+        mark = ENGINES.get(item.path.name) or ("sweep" if item.name.startswith(SWEEPS) else None)
+        if mark:
+            item.add_marker(getattr(pytest.mark, mark))
+
 
 @pytest.fixture(scope="session")
 def checked():

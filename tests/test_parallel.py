@@ -21,7 +21,7 @@ LARGE = {("correlated-set", "pairs n=4/2nodes f=1 c=1@sites node"), ("sbml", "ri
 def _plan():
     for p, m, sc in default_plan():
         big = m is None and (p, sc.label()) in LARGE
-        yield pytest.param(p, m, sc, id=f"{m or p}:{sc.label()}", marks=[pytest.mark.slow] if big else [])
+        yield pytest.param(p, m, sc, id=f"{m or p}:{sc.label()}", marks=[pytest.mark.slow if big else pytest.mark.sweep])
 
 
 def _fingerprint(r):
@@ -38,7 +38,7 @@ def test_invariants_parallel_search_equals_one_worker(protocol, mutant, sc):
         assert two.witnesses == one.witnesses
 
 
-def test_invariants_parallel_three_workers_and_no_reduce():
+def test_parallel_three_workers_and_no_reduce():
     sc = DEFAULTS["hmpl"][0]
     one = run_check("hmpl", sc, progress=False, reduce=False).result
     three = run_check("hmpl", sc, progress=False, reduce=False, workers=3).result

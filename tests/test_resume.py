@@ -26,7 +26,7 @@ def _same(a, b):
     ("sbml", "sbml/send-before-rsn-ack", scenario_for_mutant("sbml/send-before-rsn-ack")),
 ])
 @pytest.mark.parametrize("stop_at", [1, 700, 3000])
-def test_invariants_resumed_search_equals_uninterrupted(tmp_path, protocol, mutant, sc, stop_at):
+def test_resumed_search_equals_uninterrupted(tmp_path, protocol, mutant, sc, stop_at):
     whole = run_check(protocol, sc, mutant, progress=False).result
     first = run_check(protocol, sc, mutant, progress=False, max_states=stop_at, checkpoint=tmp_path).result
     if first.verdict != "incomplete":          # found before the bound: nothing to resume
@@ -35,7 +35,7 @@ def test_invariants_resumed_search_equals_uninterrupted(tmp_path, protocol, muta
     _same(again, whole)
 
 
-def test_invariants_ctrl_c_saves_and_recover_finishes(tmp_path):
+def test_ctrl_c_saves_and_recover_finishes(tmp_path):
     argv = [sys.executable, "-m", "rrcheck", "check", "sbml", "--scenario", "1", "--no-reduce", "--json",
             "--out", str(tmp_path / "out")]
     p = subprocess.Popen(argv + ["--checkpoint", str(tmp_path / "ck")], stdout=subprocess.PIPE,
