@@ -10,7 +10,7 @@ from rrcheck.checker.classify import failure_free
 from rrcheck.checker.errors import UsageError
 from rrcheck.checker.explore import Result, explore
 from rrcheck.checker.invariants import Judge, applicable
-from rrcheck.checker.scenarios import DEFAULTS, Scenario, make_system, scenario_for_mutant
+from rrcheck.checker.scenarios import DEFAULTS, FIGURES, Scenario, make_system, scenario_for_mutant
 from rrcheck.checker.workloads import SEND_DETERMINISTIC
 from rrcheck.protocols.mutants import MUTANTS
 
@@ -158,8 +158,9 @@ def save_counterexample(out, protocol, mutant, scenario, system, workload, props
 
 def default_plan() -> list[tuple[str, str | None, Scenario]]:
     """The main job, (protocol, mutant, scenario) each: every protocol on its
-    default scenarios, every mutant on its own."""
+    default scenarios and the papers' larger figures, every mutant on its own."""
     return ([(p, None, sc) for p, scs in DEFAULTS.items() for sc in scs]
+            + [(p, None, sc) for p, scs in FIGURES.items() for sc in scs]
             + [(m.protocol, name, scenario_for_mutant(name)) for name, m in MUTANTS.items()])
 
 

@@ -15,7 +15,8 @@ from rrcheck.checker.scenarios import DEFAULTS, make_system
 # default scenarios above ~25,000 reduced states: the whole catalogue runs under -m slow
 LARGE = {("correlated-set", "pairs n=4/2nodes f=1 c=1@sites node"), ("sbml", "ring n=2/2nodes f=1 c=1"),
          ("hmpl", "wildcard_race n=3/3nodes f=1 c=0 process"), ("hmpl", "ring n=2/2nodes f=1 c=1"),
-         ("rbml", "master_worker n=2/2nodes f=1 c=1 process"), ("send-deterministic", "sd_ack n=3/2nodes f=1 c=1 process")}
+         ("rbml", "master_worker n=2/2nodes f=1 c=1 process"), ("send-deterministic", "sd_ack n=3/2nodes f=1 c=1 process"),
+         ("hmpl", "fig46 n=4/4nodes f=1 c=0 process")}
 
 
 def _plan():
