@@ -3,11 +3,15 @@ states/s), with and without the reductions of checker/model.py.
 
     python benchmarks/explore_throughput.py [--full]   # --full: also without reductions (slow)
     python benchmarks/explore_throughput.py --speedup [--rounds R]
+    python benchmarks/explore_throughput.py --memory
 
 Writes benchmarks/results/explore_throughput.json with the machine and the command;
 ``--speedup`` instead times the largest default scenarios (unreduced) on 1 and 2 worker
 processes, interleaved over R rounds (default 3), and writes parallel_speedup.json:
-wall seconds, CPU seconds of every process, speed-up and parallel efficiency.
+wall seconds, CPU seconds of every process, speed-up and parallel efficiency;
+``--memory`` writes bytes_per_state.json: the peak resident memory above the
+process's size before the search, divided by the distinct states, of the exact
+search and of the one over 64-bit fingerprints, each in a fresh process.
 """
 from __future__ import annotations
 
@@ -60,7 +64,45 @@ def speedup(rounds: int) -> int:
     return 0
 
 
+_MEASURE = """
+import json, resource, sys
+from rrcheck.checker.check import run_check
+from rrcheck.checker.scenarios import DEFAULTS
+protocol, label, mode = sys.argv[1:]
+sc = next(sc for sc in DEFAULTS[protocol] if sc.label() == label)
+run_check(protocol, sc, reduce=False, max_states=1)  # imports and caches: the baseline
+rss = lambda: (resource.getrusage(resource.RUSAGE_SELF).ru_maxrss, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)
+before = rss()
+r = run_check(protocol, sc, reduce=False, fingerprints=mode == "fingerprints").result
+after = rss()
+grown = (after[0] - before[0]) + after[1]  # KiB; a fingerprint search keeps its states in one child
+print(json.dumps({"states": r.states, "kib": grown}))
+"""
+
+
+def memory() -> int:
+    import json
+    import subprocess
+    rows = []
+    for protocol, label in SPEEDUP:
+        row = {"protocol": protocol, "scenario": label, "reduce": False}
+        for mode in ("exact", "fingerprints"):
+            out = subprocess.run([sys.executable, "-c", _MEASURE, protocol, label, mode], check=True,
+                                 capture_output=True, text=True).stdout
+            m = json.loads(out)
+            row["states"] = m["states"]
+            row[f"{mode}_bytes_per_state"] = round(m["kib"] * 1024 / m["states"])
+        rows.append(row)
+        print(f"{protocol:<20} {label:<40} {row['states']:>9,} states  exact {row['exact_bytes_per_state']:>6,} B/state"
+              f"  fingerprints {row['fingerprints_bytes_per_state']:>6,} B/state", flush=True)
+    record.write("bytes_per_state", {"note": "peak RSS growth over the run / distinct states, --no-reduce",
+                                     "results": rows})
+    return 0
+
+
 def main() -> int:
+    if "--memory" in sys.argv:
+        return memory()
     if "--speedup" in sys.argv:
         rounds = int(sys.argv[sys.argv.index("--rounds") + 1]) if "--rounds" in sys.argv else 3
         return speedup(rounds)

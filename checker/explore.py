@@ -32,6 +32,7 @@ class Result:
     violation: Violation | None = None
     trace: list = field(default_factory=list)
     reason: str = ""                   # why a run is incomplete
+    collision_probability: float | None = None  # a search over 64-bit fingerprints: the birthday bound
 
     @property
     def states_per_s(self) -> float:
@@ -44,7 +45,8 @@ class Result:
                 "states": self.states, "transitions": self.transitions, "depth": self.depth,
                 "seconds": round(self.seconds, 3), "states_per_s": round(self.states_per_s),
                 "strategy": self.strategy, "witnesses": dict(sorted(self.witnesses.items())),
-                "trace_length": len(self.trace), "incomplete_reason": self.reason or None}
+                "trace_length": len(self.trace), "incomplete_reason": self.reason or None,
+                "fingerprint_collision_probability": self.collision_probability}
 
 
 class Progress:
@@ -86,13 +88,14 @@ def _path(parent: dict, s) -> list:
 def explore(system, judge: Judge, strategy: str = "bfs", max_states: int | None = None,
             time_limit: float | None = None, seed: int = 0, walks: int = 1000,
             progress: bool | None = None, reduce: bool = True, workers: int = 1,
-            snapshots=None) -> Result:
+            snapshots=None, fingerprints: bool = False) -> Result:
     """Search the state space of ``system``; ``reduce`` applies the reductions
     of :meth:`rrcheck.checker.model.System.reduce` (same terminal states, fewer paths);
-    ``workers`` > 1 runs the BFS on that many processes (:mod:`rrcheck.checker.parallel`);
+    ``workers`` > 1 or ``fingerprints`` runs the BFS on that many processes with a visited set
+    of 64-bit fingerprints (:mod:`rrcheck.checker.parallel`);
     ``snapshots`` (:class:`rrcheck.checker.resume.Snapshots`) saves the BFS now and then, at a
     bound and on an interrupt, and continues a saved one."""
-    if workers > 1:
+    if workers > 1 or fingerprints:
         from rrcheck.checker.parallel import explore_parallel
         return explore_parallel(system, judge, workers, max_states, time_limit, progress, reduce)
     if strategy == "random":

@@ -93,7 +93,7 @@ def _coordinate(system, conns, t0, max_states, time_limit, prog, strategy) -> Re
             trace = _path(system, conns, base) + list(suffix)
             prog.close()
             return Result("violation", states, transitions, depth, time.perf_counter() - t0,
-                          _witnesses(conns), strategy, v, trace)
+                          _witnesses(conns), strategy, v, trace, collision_probability=_birthday(states))
         states += sum(r["new"] for r in reports)
         transitions += sum(r["transitions"] for r in reports)
         depth = max([depth] + [r["depth"] for r in reports])
@@ -114,7 +114,12 @@ def _coordinate(system, conns, t0, max_states, time_limit, prog, strategy) -> Re
                                                         zip(_rank([r["keys"] for r in reports]), _balance(counts))])
     prog.close()
     return Result("incomplete" if reason else "pass", states, transitions, depth, time.perf_counter() - t0,
-                  _witnesses(conns), strategy, None, [], reason)
+                  _witnesses(conns), strategy, None, [], reason, _birthday(states))
+
+
+def _birthday(states: int) -> float:
+    """The probability that two of ``states`` uniform 64-bit fingerprints coincide, at most."""
+    return states * (states - 1) / 2 ** 65
 
 
 def _rank(keys: list[list]) -> list[list[int]]:

@@ -10,7 +10,7 @@ from rrcheck.checker.check import default_plan, run_check
 from rrcheck.checker.classify import failure_free
 from rrcheck.checker.invariants import Judge
 from rrcheck.checker.parallel import _balance, explore_parallel
-from rrcheck.checker.scenarios import DEFAULTS, make_system
+from rrcheck.checker.scenarios import DEFAULTS, make_system, scenario_for_mutant
 
 # default scenarios above ~25,000 reduced states: the whole catalogue runs under -m slow
 LARGE = {("correlated-set", "pairs n=4/2nodes f=1 c=1@sites node"), ("sbml", "ring n=2/2nodes f=1 c=1"),
@@ -44,6 +44,15 @@ def test_parallel_three_workers_and_no_reduce():
     one = run_check("hmpl", sc, progress=False, reduce=False).result
     three = run_check("hmpl", sc, progress=False, reduce=False, workers=3).result
     assert _fingerprint(three) == _fingerprint(one) and three.witnesses == one.witnesses
+
+
+@pytest.mark.parametrize("mutant", [None, "hmpl/no-wildcard-block"])
+def test_fingerprint_search_on_one_worker_equals_the_exact_one(mutant):
+    sc = DEFAULTS["hmpl"][0] if mutant is None else scenario_for_mutant(mutant)
+    exact = run_check("hmpl", sc, mutant, progress=False).result
+    fp = run_check("hmpl", sc, mutant, progress=False, fingerprints=True).result
+    assert _fingerprint(fp) == _fingerprint(exact) and exact.collision_probability is None
+    assert 0 < fp.collision_probability < 1e-9
 
 
 def test_parallel_depth_and_state_bounds_are_reported_incomplete():
@@ -85,7 +94,8 @@ def test_balance_moves_only_the_surplus():
 
 @pytest.mark.parametrize("argv,needle", [
     (["--workers", "0"], "--workers must be at least 1"),
-    (["--workers", "2", "--strategy", "dfs"], "--workers runs a breadth-first search"),
+    (["--workers", "2", "--strategy", "dfs"], "--workers and --fingerprints run a breadth-first search"),
+    (["--fingerprints", "--strategy", "random"], "--workers and --fingerprints run a breadth-first search"),
 ])
 def test_parallel_bad_options_are_one_line(argv, needle):
     p = subprocess.run([sys.executable, "-m", "rrcheck", "check", "coordinated", "--scenario", "1", *argv],

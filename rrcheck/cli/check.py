@@ -141,6 +141,9 @@ def add_parsers(sub) -> None:
     s.add_argument("--workers", type=nonneg("--workers", 1), default=1, metavar="N",
                    help="breadth-first search on N processes of this machine: the same verdict, counts and "
                         "counterexample as one (default 1)")
+    s.add_argument("--fingerprints", action="store_true",
+                   help="keep 64-bit fingerprints of the visited states instead of the states, as TLC does "
+                        "(less memory; the collision probability is printed); implied by --workers 2 or more")
     s.add_argument("--no-reduce", action="store_true",
                    help="explore every interleaving, without the reductions (default: reduced)")
     s.add_argument("--checkpoint", metavar="DIR",
@@ -336,6 +339,7 @@ def cmd_check(args) -> int:
         c = run_check(protocol, sc, mutant, args.properties, out, args.strategy, args.max_states, args.time_limit,
                       args.seed, not args.no_reduce, g, anyway=args.anyway, workers=args.workers,
                       checkpoint=saved, recover=recover, checkpoint_every=args.checkpoint_every,
+                      fingerprints=args.fingerprints,
                       progress=args.progress if len(checks) == 1 else False)
         done.append(c)
         if not args.json:
@@ -363,6 +367,9 @@ def print_check(c) -> None:
           f"({r.states_per_s:,.0f} states/s)")
     w = witnesses_of(c.protocol, r.witnesses)
     print("  witnesses: " + ", ".join(f"{k} {v:,}" for k, v in w.items()))
+    if r.collision_probability is not None:
+        print(f"  fingerprints: 64-bit; the probability that two states shared one is at most "
+              f"{r.collision_probability:.1e}")
     if c.counterexample:
         print(f"  counterexample ({len(r.trace)} events): {c.counterexample}")
         print(f"  see it: rrcheck replay {c.counterexample} --svg {Path(c.counterexample).with_suffix('.svg')}")
