@@ -94,7 +94,8 @@ def run_check(protocol: str, scenario: Scenario, mutant: str | None = None, prop
               time_limit: float | None = None, seed: int = 0, reduce: bool = True,
               grouping: tuple[int, ...] | None = None, progress: bool | None = None,
               anyway: bool = False, workers: int = 1, checkpoint: Path | None = None,
-              recover: Path | None = None, checkpoint_every: float = 60.0, fingerprints: bool = False) -> Check:
+              recover: Path | None = None, checkpoint_every: float = 60.0, fingerprints: bool = False,
+              mpi: bool = False, hostfile: str | None = None) -> Check:
     system, workload = make_system(protocol, scenario, mutant, grouping)
     anyway = anyway or (mutant is not None and MUTANTS[mutant].extra.get("anyway", False))
     if getattr(system.protocol, "requires_send_determinism", False) and not anyway:
@@ -105,18 +106,24 @@ def run_check(protocol: str, scenario: Scenario, mutant: str | None = None, prop
                              f"add --anyway to check it all the same")
     props = properties_for(system, protocol, properties)
     judge = Judge(system, props, failure_free(workload).finals)
-    if (workers > 1 or fingerprints) and strategy != "bfs":
-        raise UsageError(f"--workers and --fingerprints run a breadth-first search; drop --strategy {strategy}")
+    mpi = mpi or hostfile is not None
+    if (workers > 1 or fingerprints or mpi) and strategy != "bfs":
+        raise UsageError(f"--workers, --fingerprints and --mpi run a breadth-first search; drop --strategy {strategy}")
     snapshots = None
     if checkpoint or recover:
-        if strategy != "bfs" or workers > 1 or fingerprints:
+        if strategy != "bfs" or workers > 1 or fingerprints or mpi:
             raise UsageError("--checkpoint and --recover save a breadth-first search on one worker; "
-                             "drop --strategy, --workers and --fingerprints")
+                             "drop --strategy, --workers, --fingerprints and --mpi")
         from rrcheck.checker.resume import Snapshots
         snapshots = Snapshots(search_identity(system, workload, mutant, props, reduce), checkpoint, recover,
                               checkpoint_every)
-    result = explore(system, judge, strategy, max_states, time_limit, seed, progress=progress, reduce=reduce,
-                     workers=workers, snapshots=snapshots, fingerprints=fingerprints)
+    if mpi:
+        from rrcheck.checker import distributed
+        job = distributed.job_of(protocol, scenario, mutant, props, reduce, max_states, time_limit, grouping)
+        result = distributed.run(job, workers, hostfile, time_limit)
+    else:
+        result = explore(system, judge, strategy, max_states, time_limit, seed, progress=progress, reduce=reduce,
+                         workers=workers, snapshots=snapshots, fingerprints=fingerprints)
     path = save_counterexample(out, protocol, mutant, scenario, system, workload, props, result)
     return Check(protocol, mutant, scenario, result, path,
                  sets_of_one=len(set(system.ctx.group_of)) == system.n)

@@ -69,13 +69,18 @@ def _ask(conns, msg, to=None, per_worker=None):
         conns[i].send(msg if per_worker is None else msg + tuple(per_worker[i]))
     got: dict = {}
     while len(got) < len(targets):
-        for c in mp_wait([conns[i] for i in targets if i not in got]):
-            i = conns.index(c)
-            kind, value = c.recv()
+        for i, (kind, value) in _arrivals(conns, [i for i in targets if i not in got]):
             if kind == "error":
                 raise value
             got[i] = value
     return [got[i] for i in targets] if to is None else got[to]
+
+
+def _arrivals(conns, waiting: list[int]) -> list[tuple[int, tuple]]:
+    """Replies of the workers in ``waiting`` that are here (at least one)."""
+    if hasattr(conns, "arrivals"):  # MPI ranks (checker/distributed.py)
+        return conns.arrivals(waiting)
+    return [(conns.index(c), c.recv()) for c in mp_wait([conns[i] for i in waiting])]
 
 
 def _coordinate(system, conns, t0, max_states, time_limit, prog, strategy) -> Result:

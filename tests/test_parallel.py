@@ -94,8 +94,8 @@ def test_balance_moves_only_the_surplus():
 
 @pytest.mark.parametrize("argv,needle", [
     (["--workers", "0"], "--workers must be at least 1"),
-    (["--workers", "2", "--strategy", "dfs"], "--workers and --fingerprints run a breadth-first search"),
-    (["--fingerprints", "--strategy", "random"], "--workers and --fingerprints run a breadth-first search"),
+    (["--workers", "2", "--strategy", "dfs"], "--workers, --fingerprints and --mpi run a breadth-first search"),
+    (["--fingerprints", "--strategy", "random"], "--workers, --fingerprints and --mpi run a breadth-first search"),
 ])
 def test_parallel_bad_options_are_one_line(argv, needle):
     p = subprocess.run([sys.executable, "-m", "rrcheck", "check", "coordinated", "--scenario", "1", *argv],

@@ -144,6 +144,12 @@ def add_parsers(sub) -> None:
     s.add_argument("--fingerprints", action="store_true",
                    help="keep 64-bit fingerprints of the visited states instead of the states, as TLC does "
                         "(less memory; the collision probability is printed); implied by --workers 2 or more")
+    s.add_argument("--mpi", action="store_true",
+                   help="run the --workers as MPI ranks (mpiexec, plus one coordinating rank); on the hosts of "
+                        "--hostfile if given, else on this machine")
+    s.add_argument("--hostfile", metavar="FILE",
+                   help="an Open MPI hostfile: the MPI ranks of --mpi run on its hosts, which must see this "
+                        "Python environment and the workload files at the same paths (implies --mpi)")
     s.add_argument("--no-reduce", action="store_true",
                    help="explore every interleaving, without the reductions (default: reduced)")
     s.add_argument("--checkpoint", metavar="DIR",
@@ -339,7 +345,7 @@ def cmd_check(args) -> int:
         c = run_check(protocol, sc, mutant, args.properties, out, args.strategy, args.max_states, args.time_limit,
                       args.seed, not args.no_reduce, g, anyway=args.anyway, workers=args.workers,
                       checkpoint=saved, recover=recover, checkpoint_every=args.checkpoint_every,
-                      fingerprints=args.fingerprints,
+                      fingerprints=args.fingerprints, mpi=args.mpi, hostfile=args.hostfile,
                       progress=args.progress if len(checks) == 1 else False)
         done.append(c)
         if not args.json:
