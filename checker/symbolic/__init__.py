@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from rrcheck.checker.errors import UsageError
 from rrcheck.checker.scenarios import MUTANT_SCENARIOS
-from rrcheck.checker.symbolic import chandy_lamport, core, hmpl, log_end, pessimism, phases, reach, replay, theorem1
+from rrcheck.checker.symbolic import chandy_lamport, core, hmpl, log_end, pessimism, phases, project, reach, replay, theorem1
 from rrcheck.protocols.mutants import MUTANTS
 
 LEMMAS = {m.NAME: m for m in (theorem1, replay, phases, pessimism, hmpl, log_end, chandy_lamport)}
@@ -59,10 +59,17 @@ def prove(name: str, mutant: str | None = None, explore: bool = True, cpu_limit:
         start = {s: len(es) for s, es in out.cti.universe.items()}
         out.cti.execution = core.bmc(lemma, start=start, **getattr(module(name), "BMC", {}))
     if out.cti is not None and explore:
+        mod = module(name)
         protocol, sc = scenario_for(name, mutant)
-        r = reach.search(protocol, sc, module(name).twin, mutant, cpu_limit=cpu_limit)
+        r = reach.search(protocol, sc, mod.twin, mutant, cpu_limit=cpu_limit)
         out.cti.explorer = r.as_dict()
-        if r.violated:
+        if hasattr(mod, "project"):  # is the CTI's pre-state itself reachable?
+            pr = project.search(protocol, mod.cti_scenario(out.cti), lemma, mod, out.cti, mutant,
+                                cpu_limit=cpu_limit)
+            out.cti.projection = pr.as_dict()
+            out.cti.verdict = ("real bug" if pr.reached else "missing strengthening" if pr.complete
+                               else "unknown")
+        elif r.violated:
             out.cti.verdict = "real bug"
         elif r.complete:
             out.cti.verdict = "missing strengthening"

@@ -94,6 +94,7 @@ def build(record_channels: bool = True) -> Lemma:
             s.pre(m), s.bm(m), s.arrived(m), s.rpre(m), s.rec(m)))))),
         ("received_is_arrived", lambda r, s: A(M, lambda m: imp(Or(s.rpre(m), s.rec(m)), s.arrived(m)))),
         ("past_is_before_marker", lambda r, s: A(M, lambda m: s.pre(m) == s.bm(m))),
+        ("no_marker_to_self", lambda r, s: A(P, lambda p: And(Not(s.mk_sent(p, p)), Not(s.mk_rcvd(p, p))))),
         ("marker_only_after_checkpoint", lambda r, s: A(PP, lambda p, q: imp(s.mk_sent(p, q), s.ck(p)))),
         ("checkpoint_sends_markers", lambda r, s: A(PP, lambda p, q: imp(And(s.ck(p), p != q), s.mk_sent(p, q)))),
         ("marker_received_was_sent", lambda r, s: A(PP, lambda q, p: imp(s.mk_rcvd(q, p), And(s.mk_sent(p, q),
@@ -145,3 +146,57 @@ def twin(judge, before, action, s, obs):
                     return Violation("NoMessageFromTheFuture", f"wave {w}: P{p}'s cut holds a message P{q} sent "
                                      f"after its checkpoint", {"wave": w, "sender": q, "receiver": p})
     return None
+
+
+# --- the projection of a model state (checker/symbolic/project.py) ------------------
+
+def cti_scenario(cti) -> Scenario:
+    """A ring of the CTI's size, one wave, no crash (the vocabulary has none)."""
+    n = max(2, len(cti.universe["proc"]))
+    return Scenario("ring", n, n, failures=0, checkpoints=1)
+
+
+def project(sysm, s):
+    """Wave 1 in the lemma's vocabulary: who checkpointed (and so sent its
+    markers), whose markers arrived, and per message (src, dst, k) whether it
+    was sent, before its sender's checkpoint (``pre``, equal to ``bm`` on FIFO
+    channels), arrived (delivered or in the matching queue), before its
+    receiver's checkpoint (``rpre``), and recorded as the channel's state."""
+    from rrcheck.checker.symbolic.project import Structure
+    n, procs = sysm.n, range(sysm.n)
+    if any(not pr.alive or pr.vol is None or pr.vol.wave > 1 or any(c > 1 for c, _ in pr.images)
+           for pr in s.procs):
+        return None
+    P = {p: ("P", p) for p in procs}
+    img = {p: sysm.image(s, p, 1) for p in procs}
+    rows: dict = {"ck": {((P[p],), True) for p in procs if img[p]},
+                  "mk_sent": {((P[p], P[q]), True) for p in procs for q in procs if q != p and img[p]},
+                  "mk_rcvd": {((P[q], P[p]), True) for q in procs for p in procs if q != p and (
+                      p in s.procs[q].vol.markers if s.procs[q].vol.wave == 1 else s.procs[q].stab.line >= 1)}}
+    for name in ("sent", "pre", "bm", "arrived", "rpre", "rec"):
+        rows[name] = set()
+    msgs, src, dst = [], set(), set()
+    for q in procs:
+        pr = s.procs[q]
+        recorded = [m for w, ms in pr.stab.channels if w == 1 for m in ms]
+        if pr.vol.wave == 1:
+            recorded += list(pr.vol.recorded)
+        for p in procs:
+            if p == q:
+                continue
+            here = pr.ghost.delivered_ids(p) | {m.msg.gid[2] for m in pr.mailbox if m.msg.src == p}
+            before = (img[q].ghost.delivered_ids(p) | {m.msg.gid[2] for m in img[q].mailbox if m.msg.src == p}
+                      if img[q] else here)
+            rec = {m.gid[2] for m in recorded if m.src == p}
+            for k in range(len(s.procs[p].ghost.sent[q])):
+                m = ("m", p, q, k)
+                msgs.append(m)
+                src.add(((m,), P[p]))
+                dst.add(((m,), P[q]))
+                pre = img[p] is None or k < len(img[p].ghost.sent[q])
+                for name, holds in (("sent", True), ("pre", pre), ("bm", pre), ("arrived", k in here),
+                                    ("rpre", k in before), ("rec", k in rec)):
+                    if holds:
+                        rows[name].add(((m,), True))
+    rows["src"], rows["dst"] = src, dst
+    return Structure({"proc": tuple(P.values()), "msg": tuple(msgs)}, {k: frozenset(v) for k, v in rows.items()})

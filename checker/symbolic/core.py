@@ -155,14 +155,16 @@ class CTI:
     post: dict
     mutant: str | None = None
     verdict: str = ""          # real bug | missing strengthening | unknown, after the explorer is asked
-    explorer: dict = field(default_factory=dict)
+    explorer: dict = field(default_factory=dict)   # the lemma's Python twin searched for on the protocol
+    projection: dict = field(default_factory=dict)  # the pre-state searched for (checker/symbolic/project.py)
     execution: dict | None = None  # a bounded execution from Init violating a safety conjunct (bmc)
 
     def as_dict(self) -> dict:
         return {"lemma": self.lemma, "mutant": self.mutant, "conjunct": self.conjunct,
                 "action": self.action, "args": self.args, "universe": self.universe,
                 "rigid": self.rigid, "pre": self.pre, "post": self.post,
-                "verdict": self.verdict, "explorer": self.explorer, "execution": self.execution}
+                "verdict": self.verdict, "explorer": self.explorer, "projection": self.projection,
+                "execution": self.execution}
 
 
 @dataclass

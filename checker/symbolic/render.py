@@ -26,13 +26,26 @@ def cti_table(c: CTI) -> str:
         lines.append(f"  {name:<22} {_cell(v):<{w}}  {_cell(after) if c.post else ''}{mark}")
     if c.execution:
         lines.append(execution_table(c.execution))
-    if c.verdict:
+    if c.verdict and c.projection:
+        e = c.projection
+        how = (f"the explorer reaches the pre-state, projected to the lemma's vocabulary, in {len(e['trace'])} "
+               f"steps ({e['scenario']})" if e["pre_state_reached"] else
+               f"no state of {e['scenario']} projects to the pre-state ({e['states']:,} states, "
+               f"{'complete' if e['complete'] else 'search cut short'})")
+        lines.append(f"  verdict: {c.verdict} — {how}")
+    elif c.verdict:
         e = c.explorer
         how = (f"the explorer reaches a violating state of the Python protocol in {len(e['trace'])} steps "
                f"({e['scenario']}): {e['message']}" if c.verdict == "real bug" else
                f"no state of {e['scenario']} violates the twin ({e['states']} states, "
                f"{'complete' if e['complete'] else 'search cut short'})")
         lines.append(f"  verdict: {c.verdict} — {how}")
+    if c.verdict and c.projection and c.explorer:
+        e = c.explorer
+        lines.append(f"  the lemma on the protocol: " + (
+            f"violated in {len(e['trace'])} steps ({e['scenario']}): {e['message']}" if e["violated"] else
+            f"holds on {e['states']:,} states of {e['scenario']}"
+            f"{'' if e['complete'] else ' (search cut short)'}"))
     return "\n".join(lines)
 
 

@@ -137,6 +137,7 @@ def build(silence: bool = True) -> Lemma:
         ("past_before_token", lambda r, s: A(M, lambda m: imp(s.pre(m), s.bt(m)))),
         ("fifo_token", lambda r, s: A(M, lambda m: imp(z3.And(s.bt(m), s.tok_rcvd(r.dst(m), r.src(m))),
                                                          s.arrived(m)))),
+        ("no_token_to_self", lambda r, s: A(P, lambda p: z3.And(z3.Not(s.tok_sent(p, p)), z3.Not(s.tok_rcvd(p, p))))),
         ("token_was_sent", lambda r, s: A(PP, lambda q, p: imp(s.tok_rcvd(q, p), s.tok_sent(p, q)))),
         ("running_unsilenced", lambda r, s: A(P, lambda p: imp(z3.And(s.stage(p) == run, z3.Not(s.ck(p))),
                                                                  z3.And(z3.Not(s.b1(p)), z3.Not(s.b2(p)), A(
@@ -189,3 +190,59 @@ def twin(judge, before, action, s, obs):
                                          f"checkpoint {cid} and had not reached P{p} before P{p}'s: it crosses "
                                          f"the line from past to future", {"sender": q, "receiver": p, "k": k})
     return None
+
+
+# --- the projection of a model state (checker/symbolic/project.py) ------------------
+
+def cti_scenario(cti) -> Scenario:
+    """One correlated set of the CTI's size on one node: one wave, no crash (the
+    vocabulary has none)."""
+    return Scenario("ring", max(2, len(cti.universe["proc"])), 1, failures=0, checkpoints=1)
+
+
+def project(sysm, s):
+    """The first wave of the set of P0 in the lemma's vocabulary: stages, who took
+    the wave's checkpoint (``ck``; ``b2`` with it, ``b1`` from the first barrier
+    on), the tokens, and per intra-set message (src, dst, k) whether it was sent,
+    before its sender's checkpoint (``pre``; ``bt`` with it, since a member in
+    silence sends no internal message), arrived (delivered or in the matching
+    queue), and before its receiver's checkpoint (``rpre``)."""
+    from rrcheck.checker.symbolic.project import Structure
+    members = sysm.ctx.group(0)
+    prs = [s.procs[p] for p in members]
+    if any(not pr.alive or pr.vol is None or pr.vol.wave > 1 or any(c > 1 for c, _ in pr.images) for pr in prs):
+        return None
+    P = {p: ("P", p) for p in members}
+    ck = {p: sysm.image(s, p, 1) is not None for p in members}
+    stage = {p: s.procs[p].vol.stage for p in members}
+    rows: dict = {"stage": {((P[p],), stage[p]) for p in members},
+                  "ck": {((P[p],), True) for p in members if ck[p]},
+                  "b1": {((P[p],), True) for p in members if ck[p] or stage[p] in ("barrier1", "barrier2")},
+                  "b2": {((P[p],), True) for p in members if ck[p]},
+                  "tok_sent": {((P[p], P[q]), True) for p in members for q in members
+                               if q != p and (ck[p] or stage[p] != "run")},
+                  "tok_rcvd": {((P[q], P[p]), True) for q in members for p in members
+                               if p != q and (ck[q] or p in s.procs[q].vol.tokens)}}
+    msgs, src, dst = [], set(), set()
+    for name in ("sent", "pre", "bt", "arrived", "rpre"):
+        rows[name] = set()
+    for p in members:
+        for q in members:
+            if q == p:
+                continue
+            img_p, img_q = sysm.image(s, p, 1), sysm.image(s, q, 1)
+            here = s.procs[q].ghost.delivered_ids(p) | {m.msg.gid[2] for m in s.procs[q].mailbox if m.msg.src == p}
+            before = (img_q.ghost.delivered_ids(p) | {m.msg.gid[2] for m in img_q.mailbox if m.msg.src == p}
+                      if img_q else here)
+            for k in range(len(s.procs[p].ghost.sent[q])):
+                m = ("m", p, q, k)
+                msgs.append(m)
+                src.add(((m,), P[p]))
+                dst.add(((m,), P[q]))
+                pre = img_p is None or k < len(img_p.ghost.sent[q])
+                for name, holds in (("sent", True), ("pre", pre), ("bt", pre), ("arrived", k in here),
+                                    ("rpre", k in before)):
+                    if holds:
+                        rows[name].add(((m,), True))
+    rows["src"], rows["dst"] = src, dst
+    return Structure({"proc": tuple(P.values()), "msg": tuple(msgs)}, {n: frozenset(r) for n, r in rows.items()})

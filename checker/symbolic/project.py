@@ -1,0 +1,210 @@
+"""Is a counterexample to induction's pre-state reachable in the protocol
+rrcheck runs?  A lemma module that defines ``project(sysm, s)`` maps a model
+state of the Python protocol to a structure over the lemma's vocabulary (its
+sorts' elements and a table per symbol, the CTI's own format); the explicit
+explorer searches a small scenario the size of the CTI's universe
+(``cti_scenario``) for a state whose projection *is* the CTI's pre-state, up to
+a renaming of elements.  Elements of an open sort (``OPEN``: messages, say) that
+take part in no state relation — a message not yet sent — are left out on both
+sides, so a CTI over three messages matches a run of a workload with more.
+
+Reached: the CTI is a **real bug** (the pre-state occurs, and the lemma's
+action from it breaks the conjunct).  Never reached in a complete search: a
+**missing strengthening** (for that scenario's size), as mypyvy reads an
+unreachable CTI.  A projection returns None for states outside the lemma's
+vocabulary (a crash, a second wave), which are never a match.
+"""
+from __future__ import annotations
+
+import itertools
+import time
+from collections import Counter, deque
+from dataclasses import dataclass
+
+from rrcheck.checker.scenarios import Scenario, make_system
+
+
+@dataclass(frozen=True)
+class Structure:
+    """Elements per sort and, per symbol, its rows: (arguments, value); a
+    relation keeps only its true rows."""
+
+    universe: dict[str, tuple]
+    rows: dict[str, frozenset]
+
+
+def of_cti(lemma, cti_universe: dict, rigid: dict, pre: dict) -> Structure:
+    """The CTI's rigid symbols and pre-state as a :class:`Structure` (the tables
+    of :mod:`rrcheck.checker.symbolic.core`: ``"a,b"`` or ``"a,b->v"`` rows)."""
+    rows = {}
+    for sym in lemma.rigid + lemma.state:
+        table = (rigid if sym in lemma.rigid else pre)[sym.name]
+        if not sym.args:
+            rows[sym.name] = frozenset({((), table)}) if sym.range != "bool" or table is True else frozenset()
+            continue
+        got = set()
+        for r in table:
+            key, _, value = r.partition("->")
+            got.add((tuple(key.split(",")), value if sym.range != "bool" else True))
+        rows[sym.name] = frozenset(got)
+    return Structure({s: tuple(es) for s, es in cti_universe.items()}, rows)
+
+
+def _active(lemma, st: Structure, open_sorts) -> Structure:
+    """``st`` without the elements of open sorts that no state row names."""
+    named = set()
+    for sym in lemma.state:
+        for args, value in st.rows[sym.name]:
+            named.update(args)
+            named.add(value)
+    keep = {s: tuple(e for e in es if s not in open_sorts or e in named) for s, es in st.universe.items()}
+    dropped = {e for s, es in st.universe.items() for e in es} - {e for es in keep.values() for e in es}
+    rows = {n: frozenset(r for r in rs if not (set(r[0]) | {r[1]}) & dropped) for n, rs in st.rows.items()}
+    return Structure(keep, rows)
+
+
+def isomorphic(lemma, cti: Structure, concrete: Structure, open_sorts) -> bool:
+    a, b = _active(lemma, cti, open_sorts), _active(lemma, concrete, open_sorts)
+    if any(len(a.universe[s]) != len(b.universe.get(s, ())) for s in a.universe):
+        return False
+    if any(len(a.rows[n]) != len(b.rows[n]) for n in a.rows):
+        return False
+    # candidates: elements of one sort with the same signature, up to names
+    choices = []
+    for s, es in a.universe.items():
+        sig_b: dict = {}
+        for e in b.universe[s]:
+            sig_b.setdefault(_shape(b, e), []).append(e)
+        groups: dict = {}
+        for e in es:
+            groups.setdefault(_shape(a, e), []).append(e)
+        for shape, mine in groups.items():
+            theirs = sig_b.get(shape, [])
+            if len(theirs) != len(mine):
+                return False
+            choices.append([dict(zip(mine, p)) for p in itertools.permutations(theirs)])
+    for parts in itertools.product(*choices):
+        f = {k: v for part in parts for k, v in part.items()}
+        if all(frozenset((tuple(f[x] for x in args), f.get(v, v) if isinstance(v, str) else v)
+                         for args, v in a.rows[n]) == b.rows[n] for n in a.rows):
+            return True
+    return False
+
+
+def _shape(st: Structure, e) -> tuple:
+    """The signature with element values blurred (they differ by renaming)."""
+    c: Counter = Counter()
+    for n, rs in st.rows.items():
+        for args, value in rs:
+            for i, x in enumerate(args):
+                if x == e:
+                    c[(n, i, _blur(st, value))] += 1
+            if value == e:
+                c[(n, "value")] += 1
+    return tuple(sorted(c.items(), key=repr))
+
+
+def _blur(st: Structure, value):
+    return "·" if any(value in es for es in st.universe.values()) else value
+
+
+@dataclass
+class Reached:
+    protocol: str
+    mutant: str | None
+    scenario: str
+    reached: bool
+    complete: bool
+    states: int
+    cpu_seconds: float
+    trace: tuple = ()
+
+    def as_dict(self) -> dict:
+        return {"protocol": self.protocol, "mutant": self.mutant, "scenario": self.scenario,
+                "pre_state_reached": self.reached, "complete": self.complete, "states": self.states,
+                "cpu_seconds": round(self.cpu_seconds, 3), "trace": [list(a) for a in self.trace]}
+
+
+def search(protocol: str, scenario: Scenario, lemma, mod, cti, mutant: str | None = None,
+           max_states: int = 300_000, cpu_limit: float = 60.0) -> Reached:
+    """Breadth-first search of ``scenario`` (no reduction: every state is
+    projected) for a state whose projection is the CTI's pre-state."""
+    target = of_cti(lemma, cti.universe, cti.rigid, cti.pre)
+    open_sorts = getattr(mod, "OPEN", ("msg",))
+    sysm, _ = make_system(protocol, scenario, mutant)
+    t0 = time.process_time()
+    init = sysm.initial()
+    parent = {init: None}
+    frontier = deque([init])
+
+    def path(s) -> tuple:
+        out = []
+        while parent[s] is not None:
+            s, a = parent[s]
+            out.append(a)
+        return tuple(reversed(out))
+
+    def done(reached, complete, s=None):
+        return Reached(protocol, mutant, scenario.label(), reached, complete, len(parent),
+                       time.process_time() - t0, path(s) if s is not None else ())
+
+    while frontier:
+        s = frontier.popleft()
+        proj = mod.project(sysm, s)
+        if proj is not None and isomorphic(lemma, target, proj, open_sorts):
+            return done(True, False, s)
+        for a in sysm.actions(s):
+            s2 = sysm.step(s, a)[0]
+            if s2 not in parent:
+                parent[s2] = (s, a)
+                frontier.append(s2)
+        if len(parent) > max_states or time.process_time() - t0 > cpu_limit:
+            return done(False, False)
+    return done(False, True)
+
+
+def failing_conjuncts(lemma, st: Structure) -> list[str]:
+    """The conjuncts of the lemma's invariant that the finite structure ``st``
+    (a projected model state) violates, with the axioms: each is asked of Z3 with
+    the structure's tables as the whole interpretation (closed world)."""
+    import z3
+
+    from rrcheck.checker.symbolic.core import Vocab
+    S = lemma.sorts
+    el = {s: {e: z3.Const(f"{s}!{i}", S[s]) for i, e in enumerate(es)} for s, es in st.universe.items()}
+    facts = []
+    for s, m in el.items():
+        if not m:
+            return []  # an empty sort: nothing to say (Z3's sorts are never empty)
+        facts.append(z3.Distinct(*m.values()) if len(m) > 1 else z3.BoolVal(True))
+        x = z3.FreshConst(S[s], "x")
+        facts.append(z3.ForAll([x], z3.Or([x == c for c in m.values()])))
+    rigid, state = Vocab(S, lemma.rigid, ""), Vocab(S, lemma.state, "")
+
+    def val(sym, v):
+        if sym.range == "bool":
+            return z3.BoolVal(v is True)
+        if sym.range in el:
+            return el[sym.range][v]
+        return S.enum_values[sym.range][v]
+
+    for sym in lemma.rigid + lemma.state:
+        f = getattr(rigid if sym in lemma.rigid else state, sym.name)
+        table = dict(st.rows[sym.name])
+        if not sym.args:
+            facts.append(f == val(sym, table.get((), False)))
+            continue
+        for args in itertools.product(*[st.universe[a] for a in sym.args]):
+            app = f(*[el[a][x] for a, x in zip(sym.args, args)])
+            if sym.range == "bool":
+                facts.append(app == z3.BoolVal(args in table))
+            elif args in table:
+                facts.append(app == val(sym, table[args]))
+    base = facts + list(lemma.axioms(rigid))
+    out = []
+    for name, conj in lemma.conjuncts:
+        sv = z3.Solver()
+        sv.add(*base, z3.Not(conj(rigid, state)))
+        if sv.check() != z3.unsat:
+            out.append(name)
+    return out
