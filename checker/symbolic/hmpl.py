@@ -95,6 +95,7 @@ def build(release_at: str = "t6", drop_duplicates: bool = True) -> Lemma:
         ("confirmed_is_saved", lambda r, s: A(lambda m: imp(s.conf(m), s.lg(m)))),
         ("one_log_packet", lambda r, s: A(lambda m: Not(And(s.logq(m), s.lg(m))))),
         ("logged_was_received", lambda r, s: A(lambda m: imp(Or(s.logq(m), s.lg(m)), s.got(m)))),
+        ("buffered_until_erased", lambda r, s: A(lambda m: imp(s.sent(m), s.tb(m) != s.erased(m)))),
         ("flow_order", lambda r, s: A(lambda m: imp(Or(s.tb(m), s.wire(m), s.got(m), s.erased(m)), s.sent(m)))),
     )
     return Lemma(NAME, "TB entries are erased only after the logger's confirmation; each message is logged once",
@@ -110,3 +111,52 @@ def twin(judge, before, action, after, obs):
     if v or before is None:
         return v
     return erasure_order(judge, before, action, after, obs)
+
+
+# --- the projection of a model state (checker/symbolic/project.py) ------------------
+
+OPEN = ("msg",)
+
+
+def cti_scenario(cti) -> Scenario:
+    """A ring on two nodes, failure-free (the lemma's flow is), no checkpoint."""
+    return Scenario("ring", 2, 2, failures=0, checkpoints=0)
+
+
+def project(sysm, s):
+    """Each application message (src, dst, SSN) in the flow of Fig. 4.4: sent; in
+    the sender's TB; on the wire; taken by the receiver's FT layer (its Table of
+    SSN); on its way to the logger (not yet forwarded, or in flight: ``logq``);
+    saved by the logger (``lg``, twice: ``lg2``); confirmed to the receiver
+    (``conf``, t6); the erase request on its way to the sender (``eraseq``); and
+    gone from the TB (``erased``, t7)."""
+    from rrcheck.checker.symbolic.project import Structure
+    n, proto, ctx = sysm.n, sysm.protocol, sysm.ctx
+    if any(not pr.alive or pr.vol is None for pr in s.procs):
+        return None
+    rows: dict = {name: set() for name in ("sent", "tb", "wire", "got", "logq", "lg", "lg2", "conf", "eraseq",
+                                          "erased")}
+    msgs = []
+    for p in range(n):
+        for q in range(n):
+            if q == p:
+                continue
+            host = proto.host(ctx, q)
+            tb = {ssn for d, ssn, _ in s.procs[p].vol.tb if d == q}
+            wire = {pk.hdr[0] for pk in s.wire[p * n + q] if pk.kind == "app"}
+            logs = [pk.hdr for pk in s.procs[q].vol.unsent + s.wire[q * n + host] if pk.kind == "log"]
+            saved = [e for e in s.procs[host].vol.lg[q] if e[1] == p]
+            erase = [pk.hdr[0] for pk in s.wire[q * n + p] if pk.kind == "erase"]
+            for ssn in range(1, s.procs[p].vol.ssn[q] + 1):
+                m = ("m", p, q, ssn)
+                msgs.append(m)
+                copies = sum(1 for e in saved if e[2] == ssn)
+                for name, holds in (("sent", True), ("tb", ssn in tb), ("wire", ssn in wire),
+                                    ("got", ssn <= s.procs[q].vol.tssn[p]),
+                                    ("logq", any(h[1] == p and h[2] == ssn for h in logs)),
+                                    ("lg", copies >= 1), ("lg2", copies >= 2),
+                                    ("conf", ssn <= s.procs[q].vol.conf[p]),
+                                    ("eraseq", ssn in erase and ssn in tb), ("erased", ssn not in tb)):
+                    if holds:
+                        rows[name].add(((m,), True))
+    return Structure({"msg": tuple(msgs)}, {k: frozenset(v) for k, v in rows.items()})

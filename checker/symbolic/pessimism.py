@@ -77,15 +77,16 @@ def build(block_sends_until_logged: bool = True) -> Lemma:
     def crash(r, s, t, p):
         return [Not(s.failed), t.failed, A(P, lambda x: t.crashed(x) == (x == p))]
 
-    def crash_node(r, s, t, n):
-        return [Not(s.failed), t.failed, A(P, lambda x: t.crashed(x) == (r.node(x) == n))]
+    def crash_node(r, s, t, p):
+        """The node of p crashes, with every process on it."""
+        return [Not(s.failed), t.failed, A(P, lambda x: t.crashed(x) == (r.node(x) == r.node(p)))]
 
     actions = (
         Action("send", (("m", "msg"),), ("sent", "dep"), send),
         Action("receive", (("m", "msg"),), ("arrived",), receive),
         Action("confirm", (("m", "msg"),), ("conf",), confirm),
         Action("crash", (("p", "proc"),), ("failed", "crashed"), crash),
-        Action("crash_node", (("n", "node"),), ("failed", "crashed"), crash_node),
+        Action("crash_node", (("p", "proc"),), ("failed", "crashed"), crash_node),
     )
     conjuncts = (
         ("NoOrphan", lambda r, s: A(MM, lambda a, b: imp(
@@ -97,6 +98,8 @@ def build(block_sends_until_logged: bool = True) -> Lemma:
         ("confirmed_arrived_sent", lambda r, s: A(M, lambda m: And(imp(s.conf(m), s.arrived(m)),
                                                                    imp(s.arrived(m), s.sent(m))))),
         ("crash_is_a_failure", lambda r, s: A(P, lambda p: imp(s.crashed(p), s.failed))),
+        ("failure_is_a_crash", lambda r, s: imp(s.failed, z3.Exists([x := z3.FreshConst(S["proc"], "p")],
+                                                                     s.crashed(x)))),
     )
     return Lemma(NAME, "no send while a delivered reception is unlogged; a single failure leaves no orphan",
                  "Meyer, PhD thesis UAB 2014, §4.1 (Meyer 2014 §4.1.1, §4.1.2); Bouteiller et al., CCPE 2013, §2.2",
@@ -122,3 +125,64 @@ def twin(judge, before, action, s, obs):
             return Violation("Pessimism", f"P{p} may send while its receptions {list(pr.vol.rtb)} are not yet "
                              f"logged", {"process": p, "rtb": [list(e) for e in pr.vol.rtb]})
     return None
+
+
+# --- the projection of a model state (checker/symbolic/project.py) ------------------
+
+OPEN = ("msg", "node")
+
+
+def cti_scenario(cti) -> Scenario:
+    """Ping-pong among the CTI's processes, one per node, before any failure
+    (the projection reads no state after one), no checkpoint."""
+    n = max(2, len(cti.universe["proc"]))
+    return Scenario("pingpong", n, n, failures=0, checkpoints=0)
+
+
+def project(sysm, s):
+    """Before any failure (the lemma models no restart, and a crashed receiver's
+    unconfirmed receptions die with it): each message (src, dst, k) sent,
+    delivered (t2), and confirmed (no longer in the receiver TB: logged); ``dep``
+    from the program, whose receptions before a send are the ones delivered
+    before it (workloads without ANY_SOURCE)."""
+    from rrcheck.checker.symbolic.project import Structure
+    n, progs = sysm.n, sysm.workload.programs
+    if s.failed or any(not pr.alive or pr.vol is None for pr in s.procs):
+        return None
+    P = {p: ("P", p) for p in range(n)}
+    rows: dict = {"sent": set(), "arrived": set(), "conf": set(), "dep": set(), "crashed": set(),
+                  "failed": frozenset(), "src": set(), "dst": set(),
+                  "node": {((P[p],), ("N", sysm.ctx.node_of[p])) for p in range(n)}}
+    msgs = []
+    for p in range(n):
+        for q in range(n):
+            if q == p:
+                continue
+            unconf = {ssn for _, src, ssn in s.procs[q].vol.rtb if src == p}
+            got = s.procs[q].ghost.delivered_ids(p)
+            for k in range(len(s.procs[p].ghost.sent[q])):
+                m = ("m", p, q, k)
+                msgs.append(m)
+                rows["src"].add(((m,), P[p]))
+                rows["dst"].add(((m,), P[q]))
+                rows["sent"].add(((m,), True))
+                if k in got:
+                    rows["arrived"].add(((m,), True))
+                    if k + 1 not in unconf:
+                        rows["conf"].add(((m,), True))
+    for p, prog in enumerate(progs):  # dep: receptions before each send made, in program order
+        seen, sends, before = {}, {}, []
+        for op in prog:
+            if op[0] == "recv":
+                k = seen.get(op[1], 0)
+                seen[op[1]] = k + 1
+                before.append(("m", op[1], p, k))
+            elif op[0] == "send":
+                k = sends.get(op[1], 0)
+                sends[op[1]] = k + 1
+                b = ("m", p, op[1], k)
+                if b in msgs:
+                    rows["dep"] |= {((a, b), True) for a in before}
+    nodes = tuple(sorted({("N", x) for x in sysm.ctx.node_of}))
+    return Structure({"proc": tuple(P.values()), "msg": tuple(msgs), "node": nodes},
+                     {k: frozenset(v) for k, v in rows.items()})
