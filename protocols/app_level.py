@@ -257,7 +257,13 @@ class AppLevel(Protocol):
     def _due(self, vol: Vol, src: int, mid: int) -> bool:
         """May message ``mid`` from ``src`` enter p's queue now? During the
         replay, of src's messages only the next one the log names may: MPI
-        matches a receive from src to the first of src's messages queued."""
+        matches a receive from src to the first of src's messages queued.
+
+        Bronevetsky et al., C3 (the C3 slides, "Mechanism: Control Information",
+        "Mechanism: The Log", "Additional Issues": non-FIFO channels). Right
+        because the log names each reception by the unique message ID every
+        message carries, so matching exactly that message re-creates the logged
+        run whatever order unordered channels deliver the re-sends in."""
         if not self.replay_by_message_id:
             return True  # the mutant queues messages as they come, as on FIFO channels
         for ev in vol.replay:
