@@ -176,6 +176,8 @@ MUTANT_SCENARIOS: dict[str, Scenario] = {
     "app-level/early-ready-to-stop": Scenario("c3_epochs", at_sites=True, crash_kinds=("process",)),
     "app-level/ready-after-one-sender": Scenario("c3_two_late", at_sites=True, crash_kinds=("process",)),
     "app-level/no-stop-on-logged-sender": Scenario("c3_epochs", at_sites=True, crash_kinds=("process",)),
+    # m1 (late, from P0's log) and P1's re-sent m2, m3 come in another order than P0 logged
+    "app-level/replay-in-arrival-order": Scenario("c3_same_sender", at_sites=True, crash_kinds=("process",)),
     "rbml/checkpoint-without-tb": Scenario("node_handoff", at_sites=True, crash_kinds=("node",)),
     "sbml/no-fetch-retry": Scenario("node_handoff", at_sites=True, crash_kinds=("node",)),
     "sbml/no-rsn-gap-fill": Scenario("node_rsn_gap", checkpoints=0, crash_kinds=("node",)),

@@ -316,6 +316,20 @@ def c3_two_late(n: int = 3, nodes: int = 3) -> Workload:
                     "001, Handling Late Messages", fifo=False, labels={(1, 0, 0): "m1", (2, 0, 0): "m2"})
 
 
+def c3_same_sender(n: int = 2, nodes: int = 2) -> Workload:
+    """the C3 slides, "Mechanism: Control Information" (a unique message ID)
+    and "Additional Issues" (MPI allows non-FIFO communication): P1 sends P0
+    m1 before its checkpoint (late when P0 checkpointed first), m2 and m3
+    after it. Channels are unordered, so on recovery P1's re-sent m2 and m3,
+    and m1 replayed from P0's log, may come in another order than the one
+    P0's receptions were logged in."""
+    progs = ((SITE, recv(1), recv(1), recv(1)), (send(0), SITE, send(0), send(0)))
+    return Workload("c3_same_sender", progs, SEND_DETERMINISTIC, (0, 1),
+                    "Bronevetsky et al., C3: three messages from one sender replayed in their logged order",
+                    "001, Mechanism: Control Information", fifo=False,
+                    labels={(1, 0, 0): "m1", (1, 0, 1): "m2", (1, 0, 2): "m3"})
+
+
 def c3_any_source(n: int = 3, nodes: int = 3) -> Workload:
     """the C3 slides, "Mechanism: The Log" (MPI_Recv(ANY_SOURCE)): after P0's
     checkpoint, P0 receives from P1 and P2 in either order and its next message
@@ -393,11 +407,13 @@ WORKLOADS: dict[str, Callable[..., Workload]] = {
     "sd_fig2": sd_fig2, "sd_phases": sd_phases, "sd_burst": sd_burst,
     "c3_epochs": c3_epochs, "c3_collectives": c3_collectives,
     "c3_two_epochs": c3_two_epochs, "c3_any_source": c3_any_source, "c3_two_late": c3_two_late,
+    "c3_same_sender": c3_same_sender,
     "fig46": fig46, "testany": testany, "wildcard_race": wildcard_race,
 }
 FIXED = {"fig1", "fig2", "theorem2", "pairs",  # fixed size and placement: a paper's figure, one rule's case
          "sd_fig2", "sd_phases", "sd_burst",
          "c3_epochs", "c3_collectives", "c3_any_source", "c3_two_epochs", "c3_two_late",
+         "c3_same_sender",
          "fig46", "testany", "wildcard_race"}
 
 

@@ -31,6 +31,12 @@ difficulties"). One line ``k`` of checkpoints splits the run into epochs
   back to it; each process restores that checkpoint, re-receives its late
   messages from the log, replays its logged events, and tells every sender
   which early messages it already has, so their re-sends are suppressed.
+  A replayed reception matches the message the log names by its message ID
+  ("Mechanism: Control Information"): on unordered channels ("Additional
+  Issues": MPI allows non-FIFO communication) a sender's re-sent messages, or
+  its late messages from the log, may come in another order than the one the
+  receptions were logged in, so one that comes ahead of its turn is held back
+  until the replay reaches it.
 - **Collectives** ("Single-Receiver Collectives" and "Summary of
   collectives"): a call is never split into messages; its piggybacked headers
   tell each process, per recovery line, whether the call's data crosses the
@@ -90,6 +96,7 @@ class Vol:
     replay: tuple = ()            # logged events still to replay after a rollback
     rec: tuple = (0, -1)          # recovery incarnation (counter, restarter)
     line: int = 0                 # the line of this incarnation
+    held: tuple = ()              # Mail held back during the replay until the log reaches it
 
 
 @dataclass(frozen=True, slots=True)
@@ -132,7 +139,8 @@ class AppLevel(Protocol):
     at_sites = True  # "Application-level checkpoints can only be taken at certain places"
     KNOBS = {"log_late": True, "suppress_early": True, "log_nondet": True,
              "ready_after_late": True, "stop_on_stopped_sender": True,
-             "late_from_every_sender": True}  # ready waits for the late messages of all senders
+             "late_from_every_sender": True,  # ready waits for the late messages of all senders
+             "replay_by_message_id": True}  # a replayed reception matches the logged message ID
 
     def initial(self, ctx: Context, p: int) -> tuple[Vol, Stab]:
         z, e = (0,) * ctx.n, (frozenset(),) * ctx.n
@@ -144,6 +152,9 @@ class AppLevel(Protocol):
 
     def recovering(self, ctx: Context, p: int, vol: Vol) -> bool:
         return len(vol.heard) < ctx.n - 1
+
+    def holdings(self, ctx: Context, p: int, vol: Vol, stab: Stab):
+        return (mail.msg for mail in vol.held)
 
     def recorded_channels(self, ctx: Context, p: int, stab: Stab, cid: int):
         log = _get(stab.logs, cid)
@@ -243,10 +254,37 @@ class AppLevel(Protocol):
             return True
         return vol.replay[0] == ("recv", mail.msg.src, mail.hdr[0])
 
+    def _due(self, vol: Vol, src: int, mid: int) -> bool:
+        """May message ``mid`` from ``src`` enter p's queue now? During the
+        replay, of src's messages only the next one the log names may: MPI
+        matches a receive from src to the first of src's messages queued.
+
+        Bronevetsky et al., C3 (the C3 slides, "Mechanism: Control Information",
+        "Mechanism: The Log", "Additional Issues": non-FIFO channels). Right
+        because the log names each reception by the unique message ID every
+        message carries, so matching exactly that message re-creates the logged
+        run whatever order unordered channels deliver the re-sends in."""
+        if not self.replay_by_message_id:
+            return True  # the mutant queues messages as they come, as on FIFO channels
+        for ev in vol.replay:
+            if ev[0] == "recv" and ev[1] == src:
+                return ev[2] == mid
+        return True
+
+    def _enqueue(self, vol: Vol, mail: Mail) -> tuple[Vol, tuple]:
+        if self._due(vol, mail.msg.src, mail.hdr[0]):
+            return vol, (Deliver(mail),)
+        return replace(vol, held=vol.held + (mail,)), (Note("receptions_held_for_replay"),)
+
     def on_match(self, ctx: Context, p: int, vol: Vol, stab: Stab, mail: Mail) -> Step:
         det = ("recv", mail.msg.src, mail.hdr[0])
         if vol.replay:
-            return Step(replace(vol, replay=vol.replay[1:]), stab, (Note("receptions_replayed"),))
+            # "Mechanism: Control Information": the message ID tells which held
+            # message the log names next
+            vol = replace(vol, replay=vol.replay[1:])
+            due = tuple(m for m in vol.held if self._due(vol, m.msg.src, m.hdr[0]))
+            vol = replace(vol, held=tuple(m for m in vol.held if m not in due))
+            return Step(vol, stab, (Note("receptions_replayed"),) + tuple(Deliver(m) for m in due))
         if vol.logging and self.log_nondet:
             # choice: on unordered channels which message a receive matches is
             # non-deterministic even for a named source, so every match is logged
@@ -364,7 +402,8 @@ class AppLevel(Protocol):
             out += (Note("early_messages_recorded"),)
         else:
             out += (Note("intra_epoch_messages"),)
-        out += (Deliver(Mail(pkt.msg, (mid,))),)
+        vol, more = self._enqueue(vol, Mail(pkt.msg, (mid,)))
+        out += more
         vol, stab, more = self._maybe_ready(ctx, p, vol, stab)
         return Step(vol, stab, out + more)
 
@@ -394,7 +433,9 @@ class AppLevel(Protocol):
         vol = Vol(saved.sent, rcvd, e, (None,) * ctx.n, e, frozenset(), epoch=line, replay=log.events,
                   rec=rec, line=line)
         out += (Restore(line),)
-        out += tuple(x for mid, m in log.late for x in (Deliver(Mail(m, (mid,))), Note("late_messages_replayed")))
+        for mid, m in log.late:
+            vol, more = self._enqueue(vol, Mail(m, (mid,)))
+            out += more + (Note("late_messages_replayed"),)
         kind = "rollback" if initiate else "suppress"
         out += tuple(Send(Packet(p, q, kind, (rec, line, saved.early[q] if self.suppress_early else frozenset())))
                      for q in ctx.others(p))

@@ -140,6 +140,11 @@ MUTANTS: dict[str, Mutant] = {m.name: m for m in (
     Mutant("app-level/no-stop-on-logged-sender", "app-level", {"stop_on_stopped_sender": False},
            "a process stops logging when it receives a message from a process that stopped logging",
            "Bronevetsky et al., C3, \"Log-End Line\"", ("LogEndNoBackwardCrossing",)),
+    Mutant("app-level/replay-in-arrival-order", "app-level", {"replay_by_message_id": False},
+           "a replayed reception matches the message its log entry names by message ID; queued as they "
+           "come on unordered channels, a sender's messages stop the replay at the first out of order",
+           "Bronevetsky et al., C3, \"Mechanism: Control Information\", \"Mechanism: The Log\", "
+           "\"Additional Issues\" (non-FIFO channels)", ("Termination",)),
     # Meyer 2014 (Meyer's thesis): the digest's list, numbered as there
     Mutant("hmpl/no-wildcard-block", "hmpl", {"block_on_wildcard": False},
            "after an ANY_SOURCE reception the receiver waits until the message is fully logged (1)",

@@ -16,7 +16,10 @@
 (* stopped (the Log-End line). Recovery: the replacement restores the last *)
 (* line whose log it saved, and everyone rolls back to it, re-receives the *)
 (* late messages, replays the logged events and tells each sender which    *)
-(* early messages it already has.                                          *)
+(* early messages it already has. A replayed reception matches the message *)
+(* its log entry names by message ID ("Mechanism: Control Information"):   *)
+(* on unordered channels ("Additional Issues") a message that comes ahead   *)
+(* of its turn in the replay is held back until the replay reaches it.      *)
 (*                                                                         *)
 (* As rrcheck's protocols/app_level.py, with its records, field names and  *)
 (* its two modelling choices (per-destination send counts at each          *)
@@ -25,13 +28,14 @@
 (*                                                                         *)
 (* Knobs (CONSTANTS; each registered mutant sets one):                     *)
 (*   LogLate, SuppressEarly, LogNondet, ReadyAfterLate, StopOnStoppedSender, *)
-(*   LateFromEverySender                                                   *)
+(*   LateFromEverySender, ReplayByMessageId                                *)
 (***************************************************************************)
 EXTENDS Naturals, Integers, Sequences, FiniteSets, TLC, RRValues
 
 CONSTANTS N, Prog, NodeOf, GroupOf, Fifo, MaxFailures, MaxCheckpoints, CrashKinds,
           AtSites, NoFailureDuringRecovery
-CONSTANTS LogLate, SuppressEarly, LogNondet, ReadyAfterLate, StopOnStoppedSender, LateFromEverySender
+CONSTANTS LogLate, SuppressEarly, LogNondet, ReadyAfterLate, StopOnStoppedSender, LateFromEverySender,
+          ReplayByMessageId
 
 VARIABLES procs, wire, failures, failed
 vars == <<procs, wire, failures, failed>>
@@ -69,7 +73,8 @@ Hdr(vol) == <<vol.rec, vol.line>>
 ProtoInit(p) ==
     <<[sent |-> Zeros, rcvd |-> Empties, early |-> Empties, counts |-> [i \in 1..N |-> NoCount],
        suppress |-> Empties, heard |-> All \ {p}, epoch |-> 0, logging |-> FALSE, log |-> EmptyLog,
-       ok |-> 0, ready |-> FALSE, readies |-> {}, replay |-> <<>>, rec |-> <<0, -1>>, line |-> 0],
+       ok |-> 0, ready |-> FALSE, readies |-> {}, replay |-> <<>>, rec |-> <<0, -1>>, line |-> 0,
+       held |-> <<>>],
       [ckpts |-> << <<0, [sent |-> Zeros, rcvd |-> Empties, early |-> Empties]>> >>,
        logs |-> << <<0, EmptyLog>> >>, line |-> 0, rec |-> <<0, -1>>]>>
 
@@ -124,6 +129,19 @@ TakeCheckpoint(p, vol, stab, k) ==
 
 -----------------------------------------------------------------------------
 (* Recovery: "The Global View", "Possible Types of Messages"               *)
+
+\* may message mid from src enter p's queue now? During the replay, of src's
+\* messages only the next one the log names may (MPI matches a receive from
+\* src to the first of src's messages queued)
+Due(vol, src, mid) ==
+    LET R == {i \in DOMAIN vol.replay : vol.replay[i][1] = "recv" /\ vol.replay[i][2] = src} IN
+    IF ~ReplayByMessageId \/ R = {} THEN TRUE   \* the mutant queues messages as they come
+    ELSE vol.replay[CHOOSE i \in R : \A j \in R : i <= j][3] = mid
+DueMail(vol, mail) == Due(vol, mail.msg.src, mail.hdr[1])
+\* queue a message, or hold it back until the replay reaches it
+Enqueue(vol, stab, mail) ==
+    IF DueMail(vol, mail) THEN Step(vol, stab, <<Deliver(mail)>>)
+    ELSE Step([vol EXCEPT !.held = Append(@, mail)], stab, <<Note("receptions_held_for_replay")>>)
 Reachable(vol, stab, line) == IF line <= stab.line THEN TRUE ELSE vol.logging /\ vol.epoch = line
 
 \* roll back to line: restore its checkpoint, re-receive the late messages
@@ -139,12 +157,17 @@ Rollback(p, vol, hasVol, stab, rec, line, initiate) ==
         st == [s0.stab EXCEPT !.rec = rec, !.line = line, !.ckpts = SelectSeq(@, LAMBDA x : x[1] <= line),
                               !.logs = SelectSeq(@, LAMBDA x : x[1] <= line)]
         rcvd == [i \in 1..N |-> saved.rcvd[i] \cup {log.late[j][1] : j \in {x \in DOMAIN log.late : log.late[x][2].src = i - 1}}]
-        v == [sent |-> saved.sent, rcvd |-> rcvd, early |-> Empties, counts |-> [i \in 1..N |-> NoCount],
-              suppress |-> Empties, heard |-> {}, epoch |-> line, logging |-> FALSE, log |-> EmptyLog,
-              ok |-> 0, ready |-> FALSE, readies |-> {}, replay |-> log.events, rec |-> rec, line |-> line]
-        late == [i \in 1..(2 * Len(log.late)) |->
-                   IF i % 2 = 1 THEN Deliver(Mail(log.late[(i + 1) \div 2][2], <<log.late[(i + 1) \div 2][1]>>))
-                   ELSE Note("late_messages_replayed")]
+        v0 == [sent |-> saved.sent, rcvd |-> rcvd, early |-> Empties, counts |-> [i \in 1..N |-> NoCount],
+               suppress |-> Empties, heard |-> {}, epoch |-> line, logging |-> FALSE, log |-> EmptyLog,
+               ok |-> 0, ready |-> FALSE, readies |-> {}, replay |-> log.events, rec |-> rec, line |-> line,
+               held |-> <<>>]
+        \* the late messages from the log: queued, or held back until their turn
+        mails == [i \in DOMAIN log.late |-> Mail(log.late[i][2], <<log.late[i][1]>>)]
+        v == [v0 EXCEPT !.held = SelectSeq(mails, LAMBDA m : ~DueMail(v0, m))]
+        late == [i \in 1..(2 * Len(mails)) |->
+                   IF i % 2 = 0 THEN Note("late_messages_replayed")
+                   ELSE IF DueMail(v0, mails[(i + 1) \div 2]) THEN Deliver(mails[(i + 1) \div 2])
+                   ELSE Note("receptions_held_for_replay")]
         kind == IF initiate THEN "rollback" ELSE "suppress"
     IN Step(v, st, s0.eff \o <<Restore(line)>> \o late
                    \o ToOthers(p, kind, LAMBDA q : <<rec, line, IF SuppressEarly THEN At(saved.early, q) ELSE {}>>))
@@ -187,7 +210,13 @@ OnSend(p, vol, stab, m) ==
 MayMatch(p, vol, mail) == IF vol.replay = <<>> THEN TRUE ELSE vol.replay[1] = <<"recv", mail.msg.src, mail.hdr[1]>>
 
 OnReceive(p, vol, stab, mail, src, tag) ==
-    IF vol.replay # <<>> THEN Step([vol EXCEPT !.replay = Tail(@)], stab, <<Note("receptions_replayed")>>)
+    IF vol.replay # <<>>
+    \* "Mechanism: Control Information": the message ID tells which held
+    \* message the log names next
+    THEN LET v == [vol EXCEPT !.replay = Tail(@)]
+             due == SelectSeq(v.held, LAMBDA m : DueMail(v, m))
+         IN Step([v EXCEPT !.held = SelectSeq(@, LAMBDA m : ~DueMail(v, m))], stab,
+                 <<Note("receptions_replayed")>> \o Map(Deliver, due))
     \* choice: on unordered channels which message a receive matches is
     \* non-deterministic even for a named source, so every match is logged
     ELSE IF vol.logging /\ LogNondet
@@ -245,8 +274,9 @@ Receive(p, vol, stab, pk) ==
         notes == IF e < v1.epoch THEN (IF v1.logging /\ LogLate THEN <<Note("late_messages_logged")>> ELSE <<>>)
                  ELSE IF e > v1.epoch THEN <<Note("early_messages_recorded")>>
                  ELSE <<Note("intra_epoch_messages")>>
-        r == MaybeReady(p, v2, s0.stab)
-    IN Step(r.vol, r.stab, s0.eff \o notes \o <<Deliver(Mail(pk.msg[1], <<mid>>))>> \o r.eff)
+        q == Enqueue(v2, s0.stab, Mail(pk.msg[1], <<mid>>))
+        r == MaybeReady(p, q.vol, q.stab)
+    IN Step(r.vol, r.stab, s0.eff \o notes \o q.eff \o r.eff)
 
 Handle(p, vol, stab, pk) ==
     CASE pk.kind \in {"rollback", "suppress"} ->
@@ -278,7 +308,7 @@ OnPacket(p, vol, stab, pk) ==
               IN Step(h.vol, h.stab, r.eff \o h.eff)
     ELSE Handle(p, vol, stab, pk)
 
-Holdings(p, vol, stab) == {}
+Holdings(p, vol, stab) == {vol.held[i].msg : i \in DOMAIN vol.held}
 RecordedChannels(p, stab, cid) ==
     IF Has(stab.logs, cid) THEN LET log == Get(stab.logs, cid) IN [i \in DOMAIN log.late |-> log.late[i][2]]
     ELSE <<>>

@@ -10,8 +10,8 @@ from rrcheck.checker import workloads as W
 from rrcheck.checker.classify import failure_free
 from rrcheck.checker.model import Bounds, System
 from rrcheck.checker.scenarios import DEFAULTS, MUTANT_SCENARIOS
-from rrcheck.protocols.app_level import AppLevel, stopped
-from rrcheck.protocols.base import AppMsg, Context, Deliver, Packet, Restore, Send
+from rrcheck.protocols.app_level import AppLevel, _get, stopped
+from rrcheck.protocols.base import AppMsg, Context, Deliver, Mail, Packet, Restore, Send
 
 SC = {sc.workload: sc for sc in DEFAULTS["app-level"]}
 
@@ -119,6 +119,48 @@ def test_invariants_app_level_ready_waits_for_late_messages():
     v2, s2, _ = early.on_packet(CTX, 1, v2, s2, Packet(0, 1, "chkpt_ok", ((0, -1), 0, 1, 1)))
     _, _, out = early.on_site(CTX, 1, v2, s2)
     assert any(isinstance(e, Send) and e.packet.kind == "ready" for e in out)
+
+
+def test_invariants_app_level_replay_matches_logged_message_ids(checked):
+    """"Mechanism: Control Information" on unordered channels: three messages
+    from one sender (one late, from the log, two re-sent) come in another
+    order than the receptions were logged in; the replay holds back the ones
+    ahead of their turn and ends, where queueing them as they come deadlocks."""
+    name = "app-level/replay-in-arrival-order"
+    sc = MUTANT_SCENARIOS[name]
+    r = checked("app-level", sc).result
+    assert r.verdict == "pass", r.violation
+    w = r.witnesses
+    assert w["receptions_held_for_replay"] > 0 and w["receptions_replayed"] > 0
+    assert w["late_messages_replayed"] > 0 and w["terminal_states_after_failure"] > 0
+    m = checked("app-level", sc, name).result
+    assert m.verdict == "violation" and m.violation.property == "Termination"
+
+
+def test_invariants_app_level_replay_holds_a_message_until_its_turn():
+    """The log says P0 matched m2 (ID 1) before the late m1 (ID 0): on recovery
+    m1 from the log is held until m2, re-sent, is matched."""
+    vol, stab = P.initial(CTX, 0)
+    vol, stab, _ = P.on_internal(CTX, 0, vol, stab, "checkpoint")
+    m1, m2 = _msg(1, 0, 0), _msg(1, 0, 1)
+    vol, stab, _ = P.on_packet(CTX, 0, vol, stab, Packet(1, 0, "app", ((0, -1), 0, 1, True, 1), m2))
+    vol, stab, _ = P.on_match(CTX, 0, vol, stab, Mail(m2, (1,)))
+    vol, stab, _ = P.on_packet(CTX, 0, vol, stab, Packet(1, 0, "app", ((0, -1), 0, 0, True, 0), m1))
+    vol, stab, _ = P.on_packet(CTX, 0, vol, stab, Packet(1, 0, "count", ((0, -1), 0, 1, 1)))
+    vol, stab, _ = P.on_packet(CTX, 0, vol, stab, Packet(1, 0, "ready", ((0, -1), 0, 1)))
+    assert stab.line == 1 and _get(stab.logs, 1).events == (("recv", 1, 1),)
+    vol, stab, out = P.on_restart(CTX, 0, stab)
+    assert not any(isinstance(e, Deliver) for e in out) and vol.held == (Mail(m1, (0,)),)
+    assert list(P.holdings(CTX, 0, vol, stab)) == [m1]
+    vol = replace(vol, heard=frozenset({1}))
+    vol, stab, out = P.on_packet(CTX, 0, vol, stab, Packet(1, 0, "app", ((1, 0), 1, 1, True, 1), m2))
+    assert Deliver(Mail(m2, (1,))) in out and P.may_match(CTX, 0, vol, Mail(m2, (1,)))
+    assert not P.may_match(CTX, 0, vol, Mail(m1, (0,)))
+    vol, stab, out = P.on_match(CTX, 0, vol, stab, Mail(m2, (1,)))
+    assert Deliver(Mail(m1, (0,))) in out and vol.held == () and vol.replay == ()
+    # the mutant queues m1 at once, ahead of the m2 the log names first
+    _, _, out = AppLevel(replay_by_message_id=False).on_restart(CTX, 0, stab)
+    assert Deliver(Mail(m1, (0,))) in out
 
 
 def test_invariants_app_level_early_message_suppressed_on_recovery():
