@@ -15,11 +15,14 @@ sets, pessimistic message logging goes on (protocols/logging.py):
   internal message sent before has arrived (*rendezvous silence*: in this model
   a message arrives whole, so draining is complete once the tokens are in);
   then a first barrier, the checkpoint, and a second barrier after which
-  internal sends resume.
+  internal sends resume. Tokens, barrier and checkpoint packets carry the wave,
+  the sender's epoch and its line, like application messages.
 - **Recovery** (§3.2): a failure of any member, or of its node, rolls the whole
   set back to its last checkpoint; the replacement tells its peers, each member
   replays its logged receptions and asks the other sets for the messages it
-  received since the checkpoint.
+  received since the checkpoint. A member that hears of the rollback from a
+  packet of the new epoch — an application message or a token of the set's next
+  wave that overtook the notice — rolls back as the notice would have it do.
 """
 from __future__ import annotations
 
@@ -33,7 +36,8 @@ class CorrelatedSet(MessageLogging):
     name = "correlated-set"
     scope = "group"
     source = "Bouteiller et al. 2013 §3.2–3.3"
-    KNOBS = {**MessageLogging.KNOBS, "silence": True}
+    # newer_epoch_rolls_back: a control packet of a newer epoch implies its set's rollback
+    KNOBS = {**MessageLogging.KNOBS, "silence": True, "newer_epoch_rolls_back": True}
 
     def set_of(self, ctx: Context, p: int) -> tuple[int, ...]:
         return ctx.group(p)
@@ -55,27 +59,35 @@ class CorrelatedSet(MessageLogging):
         w = stab.waves + 1
         stab = replace(stab, waves=w)
         if not self.silence:  # mutant: checkpoint at once, peers when told
-            out = tuple(Send(Packet(p, q, "ckpt", (w, vol.epoch))) for q in ctx.peers(p))
+            out = tuple(Send(Packet(p, q, "ckpt", (w, vol.epoch, stab.line))) for q in ctx.peers(p))
             return self._take(vol, replace(stab, line=w), w, out)
         return self._enter(ctx, p, vol, stab, w)
 
     def _enter(self, ctx: Context, p: int, vol: Vol, stab: Stab, w: int) -> Step:
         """Eager silence: send a token to every correlated endpoint."""
         vol = replace(vol, wave=w, stage="silence")
-        out = tuple(Send(Packet(p, q, "token", (w, vol.epoch))) for q in ctx.peers(p))
+        out = tuple(Send(Packet(p, q, "token", (w, vol.epoch, stab.line))) for q in ctx.peers(p))
         return self._advance(ctx, p, vol, stab, out)
 
     def on_control(self, ctx: Context, p: int, vol: Vol, stab: Stab, pkt: Packet) -> Step:
-        w, epoch = pkt.hdr
-        if epoch != vol.epoch:  # a wave of an execution the set rolled back
-            return Step(vol, stab, (Note("stale_dropped"),))
-        if pkt.kind == "ckpt":
-            return self._take(vol, replace(stab, line=w), w)
+        w, epoch, line = pkt.hdr
         effects: tuple = ()
+        if epoch != vol.epoch:
+            if epoch < vol.epoch or not self.newer_epoch_rolls_back:  # a wave of an execution rolled back
+                return Step(vol, stab, (Note("stale_dropped"),))
+            # Bouteiller et al. 2013 §3.2: a failure rolls the whole set back. A packet of a
+            # newer epoch says the sender's set rolled back before the notice reached p (a
+            # token of the next wave overtook it): p rolls back to the line it carries, as
+            # for an application message in _receive; dropped, the wave waits for p forever
+            vol, stab, effects = self._rollback(ctx, p, vol, stab, epoch, line, notify=False)
+        if pkt.kind == "ckpt":
+            vol, stab, more = self._take(vol, replace(stab, line=w), w)
+            return Step(vol, stab, effects + more)
         if vol.stage == "run":
             if pkt.kind != "token" or w <= stab.line:
-                return Step(vol, stab, (Note("stale_dropped"),))
-            vol, stab, effects = self._enter(ctx, p, vol, stab, w)
+                return Step(vol, stab, effects + (Note("stale_dropped"),))
+            vol, stab, entered = self._enter(ctx, p, vol, stab, w)
+            effects += entered
         field = {"token": "tokens", "b1": "b1", "b2": "b2"}[pkt.kind]
         vol = replace(vol, **{field: getattr(vol, field) | {pkt.src}})
         vol, stab, more = self._advance(ctx, p, vol, stab, ())
@@ -87,12 +99,12 @@ class CorrelatedSet(MessageLogging):
         if vol.stage == "silence" and vol.tokens >= peers:
             # tokens from every peer: all internal messages sent before are here
             vol = replace(vol, stage="barrier1")
-            out += tuple(Send(Packet(p, q, "b1", (w, vol.epoch))) for q in peers)
+            out += tuple(Send(Packet(p, q, "b1", (w, vol.epoch, stab.line))) for q in peers)
         if vol.stage == "barrier1" and vol.b1 >= peers:
             vol = replace(vol, stage="barrier2")
             saved = Saved(vol.ssn, vol.log, vol.rcv, vol.rsn)
             stab = replace(stab, ckpts=stab.ckpts + ((w, saved),))
-            out += (Checkpoint(w),) + tuple(Send(Packet(p, q, "b2", (w, vol.epoch))) for q in peers)
+            out += (Checkpoint(w),) + tuple(Send(Packet(p, q, "b2", (w, vol.epoch, stab.line))) for q in peers)
         if vol.stage == "barrier2" and vol.b2 >= peers:
             vol = replace(vol, stage="run", wave=0, tokens=frozenset(), b1=frozenset(), b2=frozenset())
             stab = replace(stab, line=w)

@@ -67,6 +67,11 @@ MUTANTS: dict[str, Mutant] = {m.name: m for m in (
            "a failure rolls back the failed correlated set only",
            "Bouteiller et al. 2013 §3.2 (\"A process failing in another correlated set does not trigger a rollback\")",
            ("RollbackScope",)),
+    Mutant("correlated-set/newer-epoch-token-dropped", "correlated-set", {"newer_epoch_rolls_back": False},
+           "a token of the set's next wave that overtakes the rollback notice implies the rollback (its "
+           "sender rolled back first); dropping it as stale leaves the receiver out of the wave",
+           "Bouteiller et al. 2013 §3.2 (a failure rolls the whole set back), §3.3.3 (tokens)",
+           ("Termination",)),
     Mutant("chandy-lamport/no-channel-recording", "chandy-lamport", {"record_channels": False},
            "messages arriving between a checkpoint and the channel's marker are recorded",
            "Chandy–Lamport; Bouteiller et al. 2013 §3.2.1", ("NoInTransitInGroup", "NoLostMessage", "Termination")),

@@ -17,11 +17,15 @@
 (*    event logger, and the process sends nothing until it is stable;      *)
 (*  - checkpoint coordination inside the set (§3.3.3): eager silence       *)
 (*    (tokens; internal sends stall), a first barrier, the checkpoint, a   *)
-(*    second barrier after which internal sends resume;                    *)
+(*    second barrier after which internal sends resume; tokens, barrier    *)
+(*    and checkpoint packets carry the wave, the epoch and the line;       *)
 (*  - recovery (§3.2): a failure rolls the whole set back to its last      *)
 (*    checkpoint; each member replays its logged receptions in RSN order   *)
 (*    and asks the other sets for the messages received since; re-sent     *)
-(*    messages are dropped by SSN.                                         *)
+(*    messages are dropped by SSN; a member that hears of the rollback     *)
+(*    from a packet of the new epoch (an application message, or a token   *)
+(*    of the next wave that overtook the notice) rolls back as the notice  *)
+(*    would have it do.                                                    *)
 (* As rrcheck's protocols/correlated_set.py and the MessageLogging part of *)
 (* protocols/logging.py, whose records and names this module keeps.        *)
 (*                                                                         *)
@@ -32,12 +36,16 @@
 (*   RollbackToAll                  rollback notice to every process       *)
 (*                                  (mutant global-rollback) or the set   *)
 (*   Silence                        §3.3.3 coordination before a checkpoint*)
+(*   NewerEpochRollsBack            a control packet of a newer epoch      *)
+(*                                  implies the rollback (mutant newer-    *)
+(*                                  epoch-token-dropped sets it FALSE)     *)
 (***************************************************************************)
 EXTENDS Naturals, Integers, Sequences, FiniteSets, TLC, RRValues, AppEvents
 
 CONSTANTS N, Prog, NodeOf, GroupOf, Fifo, MaxFailures, MaxCheckpoints, CrashKinds,
           AtSites, NoFailureDuringRecovery
-CONSTANTS LogEvents, LogInternalEvents, PayloadCopyExternal, DropDuplicates, RollbackToAll, Silence
+CONSTANTS LogEvents, LogInternalEvents, PayloadCopyExternal, DropDuplicates, RollbackToAll, Silence,
+          NewerEpochRollsBack
 
 VARIABLES procs, wire, failures, failed
 
@@ -150,10 +158,10 @@ Advance(p, vol, stab, out) ==
     LET w == vol.wave
         v1 == IF vol.stage = "silence" /\ Peers(p) \subseteq vol.tokens    \* every internal message is here
               THEN [vol EXCEPT !.stage = "barrier1"] ELSE vol
-        o1 == IF v1 # vol THEN out \o ToEach(p, Asc(Peers(p)), "b1", <<w, vol.epoch>>) ELSE out
+        o1 == IF v1 # vol THEN out \o ToEach(p, Asc(Peers(p)), "b1", <<w, vol.epoch, stab.line>>) ELSE out
         v2 == IF v1.stage = "barrier1" /\ Peers(p) \subseteq v1.b1 THEN [v1 EXCEPT !.stage = "barrier2"] ELSE v1
         s2 == IF v2 # v1 THEN [stab EXCEPT !.ckpts = Append(@, <<w, Saved(v2)>>)] ELSE stab
-        o2 == IF v2 # v1 THEN o1 \o <<Checkpoint(w)>> \o ToEach(p, Asc(Peers(p)), "b2", <<w, vol.epoch>>) ELSE o1
+        o2 == IF v2 # v1 THEN o1 \o <<Checkpoint(w)>> \o ToEach(p, Asc(Peers(p)), "b2", <<w, vol.epoch, stab.line>>) ELSE o1
         v3 == IF v2.stage = "barrier2" /\ Peers(p) \subseteq v2.b2
               THEN [v2 EXCEPT !.stage = "run", !.wave = 0, !.tokens = {}, !.b1 = {}, !.b2 = {}] ELSE v2
         s3 == IF v3 # v2 THEN [s2 EXCEPT !.line = w] ELSE s2
@@ -162,19 +170,19 @@ Advance(p, vol, stab, out) ==
 \* eager silence: a token to every correlated endpoint
 Enter(p, vol, stab, w) ==
     LET v == [vol EXCEPT !.wave = w, !.stage = "silence"] IN
-    Advance(p, v, stab, ToEach(p, Asc(Peers(p)), "token", <<w, v.epoch>>))
+    Advance(p, v, stab, ToEach(p, Asc(Peers(p)), "token", <<w, v.epoch, stab.line>>))
 
 StartCheckpoint(p, vol, stab) ==
     LET w == stab.waves + 1
         st == [stab EXCEPT !.waves = w]
     IN IF ~Silence  \* mutant: checkpoint at once, peers when told
-       THEN Take(vol, [st EXCEPT !.line = w], w, ToEach(p, Asc(Peers(p)), "ckpt", <<w, vol.epoch>>))
+       THEN Take(vol, [st EXCEPT !.line = w], w, ToEach(p, Asc(Peers(p)), "ckpt", <<w, vol.epoch, st.line>>))
        ELSE Enter(p, vol, st, w)
 
-OnControl(p, vol, stab, pk) ==
-    LET w == pk.hdr[1] epoch == pk.hdr[2] IN
-    IF epoch # vol.epoch THEN Step(vol, stab, <<Note("stale_dropped")>>)  \* of an execution rolled back
-    ELSE IF pk.kind = "ckpt" THEN Take(vol, [stab EXCEPT !.line = w], w, <<>>)
+\* the handling of a control packet of p's own epoch
+OnWavePacket(p, vol, stab, pk) ==
+    LET w == pk.hdr[1] IN
+    IF pk.kind = "ckpt" THEN Take(vol, [stab EXCEPT !.line = w], w, <<>>)
     ELSE IF vol.stage = "run" /\ (pk.kind # "token" \/ w <= stab.line)
     THEN Step(vol, stab, <<Note("stale_dropped")>>)
     ELSE LET e == IF vol.stage = "run" THEN Enter(p, vol, stab, w) ELSE Step(vol, stab, <<>>)
@@ -183,6 +191,18 @@ OnControl(p, vol, stab, pk) ==
                     [] pk.kind = "b2" -> [e.vol EXCEPT !.b2 = @ \cup {pk.src}]
              a == Advance(p, v, e.stab, <<>>)
          IN Step(a.vol, a.stab, e.eff \o a.eff)
+
+OnControl(p, vol, stab, pk) ==
+    LET epoch == pk.hdr[2] line == pk.hdr[3] IN
+    IF epoch = vol.epoch THEN OnWavePacket(p, vol, stab, pk)
+    ELSE IF EpochLess(epoch, vol.epoch) \/ ~NewerEpochRollsBack
+    THEN Step(vol, stab, <<Note("stale_dropped")>>)  \* of an execution rolled back
+    ELSE \* the sender's set rolled back before the notice reached p (a token of the
+         \* next wave overtook it): p rolls back to the line it carries, as for an
+         \* application message in Receive (§3.2: the whole set rolls back)
+         LET r == Rollback(p, stab, epoch, line, FALSE)
+             h == OnWavePacket(p, r.vol, r.stab, pk)
+         IN Step(h.vol, h.stab, r.eff \o h.eff)
 
 -----------------------------------------------------------------------------
 (* The handlers the system model calls                                      *)

@@ -36,7 +36,8 @@ SPECIFIED: dict[str, Spec] = {
     "correlated-set": Spec("CorrelatedSet", {}, {
         "log_events": "LogEvents", "log_internal_events": "LogInternalEvents",
         "payload_copy_external": "PayloadCopyExternal", "drop_duplicates": "DropDuplicates",
-        "rollback_scope": ("RollbackToAll", lambda v: v == "all"), "silence": "Silence"}),
+        "rollback_scope": ("RollbackToAll", lambda v: v == "all"), "silence": "Silence",
+        "newer_epoch_rolls_back": "NewerEpochRollsBack"}),
     "send-deterministic": Spec("SendDeterministic", {}, {
         "phases": "Phases", "restart_buffer": "RestartBuffer", "gc_inclusive": "GcInclusive",
         "group_rollback": "GroupRollback", "ack_checkpointed": "AckCheckpointed",
