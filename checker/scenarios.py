@@ -172,6 +172,8 @@ MUTANT_SCENARIOS: dict[str, Scenario] = {
     "send-deterministic/flush-keeps-buffer": Scenario("sd_burst", checkpoints=0, crash_kinds=("process",)),
     "send-deterministic/gc-off-by-one": Scenario("sd_burst", crash_kinds=("process",)),
     "send-deterministic/restart-failed-only": Scenario("ring", 2, 1, checkpoints=0, crash_kinds=("process",)),
+    # one group of three: P1, rolled back, forwards P0's mark of the next wave to P2 ahead of P0's rollback
+    "send-deterministic/newer-epoch-mark-dropped": Scenario("pingpong", 3, 1, checkpoints=1, crash_kinds=("process",)),
     "app-level/no-late-logging": Scenario("c3_epochs", at_sites=True, crash_kinds=("process",)),
     "app-level/no-early-suppression": Scenario("c3_epochs", at_sites=True, crash_kinds=("process",)),
     "app-level/no-nondet-logging": Scenario("c3_epochs", at_sites=True, crash_kinds=("process",)),

@@ -124,6 +124,11 @@ MUTANTS: dict[str, Mutant] = {m.name: m for m in (
            "a failure rolls the whole group back to its coordinated checkpoint",
            "Guermouche & Ropars 2011 §3.1, Fig. 5 lines 44–49",
            ("NoLostMessage", "NoOrphan", "Termination", "FailureFreeEquivalence", "NoDuplicateDelivery")),
+    Mutant("send-deterministic/newer-epoch-mark-dropped", "send-deterministic", {"newer_mark_restarts": False},
+           "a checkpoint mark of a newer epoch comes from a peer the group's restart already rolled back: it "
+           "implies the receiver's rollback; dropped as stale, it never comes again and the wave never ends",
+           "Guermouche & Ropars 2011 §3.1, Fig. 5 lines 44–49 (the whole group restarts; coordinated inside it)",
+           ("Termination",)),
     Mutant("app-level/no-late-logging", "app-level", {"log_late": False},
            "late messages are recorded at the receiver and replayed from the log on recovery",
            "Bronevetsky et al., C3, \"Late Messages\", \"Handling Late Messages\"",

@@ -64,6 +64,15 @@ is marked ``# reading:`` at its place):
 10. An orphan (line 33) is reported only if re-sent by the sender group's
    current incarnation (its epoch is in the header): one re-sent by an
    incarnation that a newer restart discarded will be re-sent again.
+11. A group checkpoint's mark of a newer epoch than its receiver's comes
+   from a peer already rolled back by that epoch's restart (lines 46–48
+   roll every process of the group back): it implies the receiver's own
+   rollback to the line the mark names, as a peer's application message of
+   a newer epoch does (reading 7); the rollback message, still on its way,
+   is then stale. Dropped, the mark never comes again and the wave waits
+   for it forever. A wave packet of an older epoch, or of the epoch of a
+   member awaiting its restart, belongs to a wave the restart abandoned and
+   is dropped.
 
 Limit: concurrent restarts of two groups that exchange messages are not
 covered. A process that crashes loses the ``Redemarrage`` it had received
@@ -147,7 +156,8 @@ class SendDeterministic(Protocol):
     MESSAGE_KINDS = frozenset({"replay"})
     KNOBS = {"phases": True, "restart_buffer": True, "gc_inclusive": False, "group_rollback": True,
              "ack_checkpointed": True,  # reading 8: an ack names what the committed checkpoint holds
-             "flush_empties_buffer": True}  # line 63: what is sent leaves PasEnvoyes
+             "flush_empties_buffer": True,  # line 63: what is sent leaves PasEnvoyes
+             "newer_mark_restarts": True}  # reading 11: a mark of a newer epoch implies the rollback
 
     # -- helpers ---------------------------------------------------------------
     def leader(self, ctx: Context, p: int) -> int:
@@ -317,18 +327,24 @@ class SendDeterministic(Protocol):
         w = stab.waves + 1
         stab = replace(stab, waves=w)
         vol = replace(vol, wave=w)
-        out = tuple(Send(Packet(p, q, "mark", (vol.epoch, w))) for q in ctx.peers(p))
+        out = tuple(Send(Packet(p, q, "mark", (vol.epoch, w, stab.line))) for q in ctx.peers(p))
         return self._advance(ctx, p, vol, stab, out)
 
     def _wave(self, ctx: Context, p: int, vol: Vol, stab: Stab, pkt: Packet) -> Step:
-        e, w = pkt.hdr
-        if e != vol.epoch or vol.Status == AWAIT:
-            return Step(vol, stab, (Note("stale_dropped"),))
+        """A mark (epoch, wave, the sender's committed line), a done or a commit (epoch, wave)."""
+        e, w = pkt.hdr[:2]
         out: tuple = ()
+        if pkt.kind == "mark" and e > vol.epoch and self.newer_mark_restarts and self.group_rollback:
+            # reading 11: Guermouche & Ropars 2011 Fig. 5 lines 46–48 roll the whole group
+            # back, so a peer's mark of a newer epoch implies p's rollback, still on its way
+            vol, stab, out = self._rollback(ctx, p, vol, stab, e, pkt.hdr[2], ctx.group(p))
+            out += (Note("rollback_implied_by_mark"),)
+        elif e != vol.epoch or vol.Status == AWAIT:
+            return Step(vol, stab, (Note("stale_dropped"),))
         if pkt.kind == "mark":
             if not vol.wave:
                 vol = replace(vol, wave=w)
-                out = tuple(Send(Packet(p, q, "mark", (e, w))) for q in ctx.peers(p))
+                out += tuple(Send(Packet(p, q, "mark", (e, w, stab.line))) for q in ctx.peers(p))
             vol = replace(vol, marks=vol.marks | {pkt.src})
         elif pkt.kind == "done":
             vol = replace(vol, done=vol.done | {pkt.src})
