@@ -60,6 +60,13 @@
 (*     re-execution re-creates the dates lines 53 and 56 compare.          *)
 (* 10. An orphan (line 33) is reported only if re-sent by the sender       *)
 (*     group's current incarnation.                                        *)
+(* 11. A group checkpoint's mark of a newer epoch than its receiver's      *)
+(*     comes from a peer that epoch's restart already rolled back (lines   *)
+(*     46-48 roll the whole group back): it implies the receiver's own     *)
+(*     rollback to the line the mark names, as a peer's application        *)
+(*     message of a newer epoch does; the rollback message behind it is    *)
+(*     then stale. A wave packet of an older epoch, or of the epoch of a   *)
+(*     member awaiting its restart, belongs to an abandoned wave: dropped. *)
 (* Limit (as the module's): concurrent restarts of two groups that         *)
 (* exchange messages are not covered (§3.2 launches one restart process    *)
 (* per group; line 48's Status is lost with a second crash).               *)
@@ -72,12 +79,14 @@
 (*                   (restart-failed-only sets it FALSE)                   *)
 (*   AckCheckpointed reading 8 (ack-at-next-message sets it FALSE)         *)
 (*   FlushEmptiesBuffer line 63 (flush-keeps-buffer sets it FALSE)         *)
+(*   NewerMarkRestarts reading 11 (newer-epoch-mark-dropped sets it FALSE) *)
 (***************************************************************************)
 EXTENDS Naturals, Integers, Sequences, FiniteSets, TLC, RRValues, AppEvents
 
 CONSTANTS N, Prog, NodeOf, GroupOf, Fifo, MaxFailures, MaxCheckpoints, CrashKinds,
           AtSites, NoFailureDuringRecovery
-CONSTANTS Phases, RestartBuffer, GcInclusive, GroupRollback, AckCheckpointed, FlushEmptiesBuffer
+CONSTANTS Phases, RestartBuffer, GcInclusive, GroupRollback, AckCheckpointed, FlushEmptiesBuffer,
+          NewerMarkRestarts
 
 VARIABLES procs, wire, failures, failed
 vars == <<procs, wire, failures, failed>>
@@ -226,17 +235,17 @@ Advance(p, vol, stab, out) ==
 StartWave(p, vol, stab) ==
     LET w == stab.waves + 1
         v == [vol EXCEPT !.wave = w]
-    IN Advance(p, v, [stab EXCEPT !.waves = w], ToEach(p, Asc(Peers(p)), "mark", <<v.epoch, w>>))
+    IN Advance(p, v, [stab EXCEPT !.waves = w], ToEach(p, Asc(Peers(p)), "mark", <<v.epoch, w, stab.line>>))
 
-OnWave(p, vol, stab, pk) ==
+\* a mark <<epoch, wave, the sender's committed line>>, a done or a commit <<epoch, wave>>
+OnWaveAt(p, vol, stab, pk, eff) ==
     LET e == pk.hdr[1]  w == pk.hdr[2] IN
-    IF e # vol.epoch \/ vol.Status = AWAIT THEN Step(vol, stab, <<Note("stale_dropped")>>)
-    ELSE CASE pk.kind = "mark" ->
-                LET j == IF vol.wave = 0 THEN [vol EXCEPT !.wave = w] ELSE vol
-                    out == IF vol.wave = 0 THEN ToEach(p, Asc(Peers(p)), "mark", <<e, w>>) ELSE <<>>
-                IN Advance(p, [j EXCEPT !.marks = @ \cup {pk.src}], stab, out)
-           [] pk.kind = "done" -> Advance(p, [vol EXCEPT !.done = @ \cup {pk.src}], stab, <<>>)
-           [] pk.kind = "commit" -> Step(EndWave(vol), [stab EXCEPT !.line = w], <<>>)
+    CASE pk.kind = "mark" ->
+           LET j == IF vol.wave = 0 THEN [vol EXCEPT !.wave = w] ELSE vol
+               out == IF vol.wave = 0 THEN ToEach(p, Asc(Peers(p)), "mark", <<e, w, stab.line>>) ELSE <<>>
+           IN Advance(p, [j EXCEPT !.marks = @ \cup {pk.src}], stab, eff \o out)
+      [] pk.kind = "done" -> Advance(p, [vol EXCEPT !.done = @ \cup {pk.src}], stab, eff)
+      [] pk.kind = "commit" -> Step(EndWave(vol), [stab EXCEPT !.line = w], eff)
 
 -----------------------------------------------------------------------------
 (* Failure: lines 44-49                                                     *)
@@ -355,6 +364,17 @@ RestartProcess(p, vol, stab, pk) ==
          IN IF Cardinality(rp2.notified) < rp2.expected   \* reading 5
             THEN Step([vol EXCEPT !.rp = rp2], stab, <<>>)
             ELSE NotificationPhases(p, vol, stab, rp2)
+
+\* a wave packet on the wire (the wave above, after the epoch checks)
+OnWave(p, vol, stab, pk) ==
+    LET e == pk.hdr[1] IN
+    IF pk.kind = "mark" /\ e > vol.epoch /\ NewerMarkRestarts /\ GroupRollback
+    \* reading 11: lines 46-48 roll the whole group back, so a peer's mark of a
+    \* newer epoch implies p's rollback, still on its way
+    THEN LET r == Rollback(p, vol, TRUE, stab, e, pk.hdr[3], Asc(Group(p))) IN
+         OnWaveAt(p, r.vol, r.stab, pk, r.eff \o <<Note("rollback_implied_by_mark")>>)
+    ELSE IF e # vol.epoch \/ vol.Status = AWAIT THEN Step(vol, stab, <<Note("stale_dropped")>>)
+    ELSE OnWaveAt(p, vol, stab, pk, <<>>)
 
 \* an application message on the wire (the reception above, after the epoch checks)
 AppPacket(p, vol, stab, pk) ==
