@@ -155,6 +155,8 @@ MUTANT_SCENARIOS: dict[str, Scenario] = {
     "correlated-set/global-rollback": Scenario("ring", 4, 2, checkpoints=0),
     # three processes, two waves: P1's marker of wave 2 reaches P2 before P0's commit of wave 1
     "coordinated/next-wave-marker-dropped": Scenario("ring", 3, 1, failures=0, checkpoints=2),
+    # one group of three, two waves: P1's mark of wave 2 reaches P2 before P0's commit of wave 1
+    "send-deterministic/next-wave-mark-dropped": Scenario("ring", 3, 1, failures=0, checkpoints=2),
     # one set of three: P1's token of the wave after P0's restart reaches P2 before P0's rollback notice
     "correlated-set/newer-epoch-token-dropped": Scenario("pingpong", 3, 1, crash_kinds=("process",)),
     "chandy-lamport/no-channel-recording": Scenario("ring", 2, 2),

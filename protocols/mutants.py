@@ -129,6 +129,12 @@ MUTANTS: dict[str, Mutant] = {m.name: m for m in (
            "implies the receiver's rollback; dropped as stale, it never comes again and the wave never ends",
            "Guermouche & Ropars 2011 §3.1, Fig. 5 lines 44–49 (the whole group restarts; coordinated inside it)",
            ("Termination",)),
+    Mutant("send-deterministic/next-wave-mark-dropped", "send-deterministic", {"next_wave_commits": False},
+           "a checkpoint mark of the group's next wave that overtakes the commit of this one implies the "
+           "commit (its sender joined only after it); counted with this wave's marks, the commit wipes it "
+           "and the receiver is left out of the next wave",
+           "Guermouche & Ropars 2011 §3.1 (coordinated checkpoints inside a group: a wave after the commit)",
+           ("Termination",)),
     Mutant("app-level/no-late-logging", "app-level", {"log_late": False},
            "late messages are recorded at the receiver and replayed from the log on recovery",
            "Bronevetsky et al., C3, \"Late Messages\", \"Handling Late Messages\"",

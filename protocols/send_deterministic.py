@@ -73,6 +73,15 @@ is marked ``# reading:`` at its place):
    for it forever. A wave packet of an older epoch, or of the epoch of a
    member awaiting its restart, belongs to a wave the restart abandoned and
    is dropped.
+12. A group checkpoint's mark of a later wave of the same epoch, arriving
+   while the receiver is still in its wave, comes from a peer that joined
+   that wave only after the commit of the receiver's (the leader starts a
+   wave only once the previous one is committed, §3.1's coordinated
+   protocol): it implies that commit, still on its way (a peer's mark can
+   overtake the leader's commit once the group has three processes). The
+   receiver commits, then takes the mark as the first of the new wave; the
+   commit, when it arrives, is stale. Counted with the old wave's marks,
+   the mark is wiped by the commit and the new wave waits for it forever.
 
 Limit: concurrent restarts of two groups that exchange messages are not
 covered. A process that crashes loses the ``Redemarrage`` it had received
@@ -157,7 +166,8 @@ class SendDeterministic(Protocol):
     KNOBS = {"phases": True, "restart_buffer": True, "gc_inclusive": False, "group_rollback": True,
              "ack_checkpointed": True,  # reading 8: an ack names what the committed checkpoint holds
              "flush_empties_buffer": True,  # line 63: what is sent leaves PasEnvoyes
-             "newer_mark_restarts": True}  # reading 11: a mark of a newer epoch implies the rollback
+             "newer_mark_restarts": True,  # reading 11: a mark of a newer epoch implies the rollback
+             "next_wave_commits": True}  # reading 12: a mark of the next wave implies this wave's commit
 
     # -- helpers ---------------------------------------------------------------
     def leader(self, ctx: Context, p: int) -> int:
@@ -342,12 +352,19 @@ class SendDeterministic(Protocol):
         elif e != vol.epoch or vol.Status == AWAIT:
             return Step(vol, stab, (Note("stale_dropped"),))
         if pkt.kind == "mark":
+            if vol.wave and w > vol.wave and self.next_wave_commits:
+                # reading 12: Guermouche & Ropars 2011 §3.1 coordinate the checkpoints of a
+                # group; its sender joined wave w after the commit of p's wave, so p commits too
+                vol, stab = self._end_wave(ctx, vol), replace(stab, line=vol.wave)
+                out += (Note("commit_implied_by_next_wave"),)
             if not vol.wave:
                 vol = replace(vol, wave=w)
                 out += tuple(Send(Packet(p, q, "mark", (e, w, stab.line))) for q in ctx.peers(p))
             vol = replace(vol, marks=vol.marks | {pkt.src})
         elif pkt.kind == "done":
             vol = replace(vol, done=vol.done | {pkt.src})
+        elif w <= stab.line:  # a commit a mark of the next wave implied already (reading 12)
+            return Step(vol, stab, (Note("stale_dropped"),))
         else:  # commit
             return Step(self._end_wave(ctx, vol), replace(stab, line=w))
         return self._advance(ctx, p, vol, stab, out)

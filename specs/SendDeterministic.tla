@@ -67,6 +67,16 @@
 (*     message of a newer epoch does; the rollback message behind it is    *)
 (*     then stale. A wave packet of an older epoch, or of the epoch of a   *)
 (*     member awaiting its restart, belongs to an abandoned wave: dropped. *)
+(* 12. A group checkpoint's mark of a later wave of the same epoch,        *)
+(*     arriving while the receiver is still in its wave, comes from a peer *)
+(*     that joined that wave only after the commit of the receiver's (the  *)
+(*     leader starts a wave only once the previous one is committed,       *)
+(*     §3.1's coordinated protocol): it implies that commit, still on its  *)
+(*     way (a peer's mark can overtake the leader's commit once the group  *)
+(*     has three processes). The receiver commits, then takes the mark as  *)
+(*     the first of the new wave; the commit, when it arrives, is stale.   *)
+(*     Counted with the old wave's marks, the mark is wiped by the commit  *)
+(*     and the new wave waits for it forever.                              *)
 (* Limit (as the module's): concurrent restarts of two groups that         *)
 (* exchange messages are not covered (§3.2 launches one restart process    *)
 (* per group; line 48's Status is lost with a second crash).               *)
@@ -80,13 +90,14 @@
 (*   AckCheckpointed reading 8 (ack-at-next-message sets it FALSE)         *)
 (*   FlushEmptiesBuffer line 63 (flush-keeps-buffer sets it FALSE)         *)
 (*   NewerMarkRestarts reading 11 (newer-epoch-mark-dropped sets it FALSE) *)
+(*   NextWaveCommits reading 12 (next-wave-mark-dropped sets it FALSE)     *)
 (***************************************************************************)
 EXTENDS Naturals, Integers, Sequences, FiniteSets, TLC, RRValues, AppEvents
 
 CONSTANTS N, Prog, NodeOf, GroupOf, Fifo, MaxFailures, MaxCheckpoints, CrashKinds,
           AtSites, NoFailureDuringRecovery
 CONSTANTS Phases, RestartBuffer, GcInclusive, GroupRollback, AckCheckpointed, FlushEmptiesBuffer,
-          NewerMarkRestarts
+          NewerMarkRestarts, NextWaveCommits
 
 VARIABLES procs, wire, failures, failed
 vars == <<procs, wire, failures, failed>>
@@ -241,11 +252,18 @@ StartWave(p, vol, stab) ==
 OnWaveAt(p, vol, stab, pk, eff) ==
     LET e == pk.hdr[1]  w == pk.hdr[2] IN
     CASE pk.kind = "mark" ->
-           LET j == IF vol.wave = 0 THEN [vol EXCEPT !.wave = w] ELSE vol
-               out == IF vol.wave = 0 THEN ToEach(p, Asc(Peers(p)), "mark", <<e, w, stab.line>>) ELSE <<>>
-           IN Advance(p, [j EXCEPT !.marks = @ \cup {pk.src}], stab, eff \o out)
+           \* reading 12: its sender joined wave w after the commit of p's wave (§3.1)
+           LET next == vol.wave # 0 /\ w > vol.wave /\ NextWaveCommits
+               c == IF next THEN EndWave(vol) ELSE vol
+               s == IF next THEN [stab EXCEPT !.line = vol.wave] ELSE stab
+               ce == IF next THEN eff \o <<Note("commit_implied_by_next_wave")>> ELSE eff
+               j == IF c.wave = 0 THEN [c EXCEPT !.wave = w] ELSE c
+               out == IF c.wave = 0 THEN ToEach(p, Asc(Peers(p)), "mark", <<e, w, s.line>>) ELSE <<>>
+           IN Advance(p, [j EXCEPT !.marks = @ \cup {pk.src}], s, ce \o out)
       [] pk.kind = "done" -> Advance(p, [vol EXCEPT !.done = @ \cup {pk.src}], stab, eff)
-      [] pk.kind = "commit" -> Step(EndWave(vol), [stab EXCEPT !.line = w], eff)
+      [] pk.kind = "commit" ->
+           IF w <= stab.line THEN Step(vol, stab, eff \o <<Note("stale_dropped")>>)  \* reading 12: implied already
+           ELSE Step(EndWave(vol), [stab EXCEPT !.line = w], eff)
 
 -----------------------------------------------------------------------------
 (* Failure: lines 44-49                                                     *)

@@ -41,7 +41,8 @@ SPECIFIED: dict[str, Spec] = {
     "send-deterministic": Spec("SendDeterministic", {}, {
         "phases": "Phases", "restart_buffer": "RestartBuffer", "gc_inclusive": "GcInclusive",
         "group_rollback": "GroupRollback", "ack_checkpointed": "AckCheckpointed",
-        "flush_empties_buffer": "FlushEmptiesBuffer", "newer_mark_restarts": "NewerMarkRestarts"}),
+        "flush_empties_buffer": "FlushEmptiesBuffer", "newer_mark_restarts": "NewerMarkRestarts",
+        "next_wave_commits": "NextWaveCommits"}),
     "app-level": Spec("AppLevel", {}, {
         "log_late": "LogLate", "suppress_early": "SuppressEarly", "log_nondet": "LogNondet",
         "ready_after_late": "ReadyAfterLate", "stop_on_stopped_sender": "StopOnStoppedSender",
