@@ -109,6 +109,8 @@ DEFAULTS: dict[str, tuple[Scenario, ...]] = {
         Scenario("ring", 2, 1, note="a coordinated checkpoint wave inside a group of two, node crash"),
         Scenario("sd_ack", crash_kinds=("process",),
                  note="a message from the other group between a member's checkpoint and the commit"),
+        Scenario("ring", 3, 2, checkpoints=0,
+                 note="groups of two and one: a restart's end and a failure it learns late (the rule sweep)"),
     ),
     "app-level": (
         Scenario("c3_epochs", at_sites=True, crash_kinds=("process",),
