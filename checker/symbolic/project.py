@@ -22,6 +22,7 @@ from collections import Counter, deque
 from dataclasses import dataclass
 
 from rrcheck.checker.scenarios import Scenario, make_system
+from rrcheck.checker.symbolic.reach import trace_to
 
 
 @dataclass(frozen=True)
@@ -137,16 +138,9 @@ def search(protocol: str, scenario: Scenario, lemma, mod, cti, mutant: str | Non
     parent = {init: None}
     frontier = deque([init])
 
-    def path(s) -> tuple:
-        out = []
-        while parent[s] is not None:
-            s, a = parent[s]
-            out.append(a)
-        return tuple(reversed(out))
-
     def done(reached, complete, s=None):
         return Reached(protocol, mutant, scenario.label(), reached, complete, len(parent),
-                       time.process_time() - t0, path(s) if s is not None else ())
+                       time.process_time() - t0, trace_to(parent, s) if s is not None else ())
 
     while frontier:
         s = frontier.popleft()

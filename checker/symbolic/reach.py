@@ -42,6 +42,15 @@ class Reach:
                 "witnesses": dict(sorted((self.witnesses or {}).items()))}
 
 
+def trace_to(parent: dict, s) -> tuple:
+    """The actions from the initial state to ``s`` in a BFS tree of (parent, action) links."""
+    out = []
+    while parent[s] is not None:
+        s, a = parent[s]
+        out.append(a)
+    return tuple(reversed(out))
+
+
 def search(protocol: str, scenario: Scenario, twin, mutant: str | None = None,
            max_states: int = 300_000, cpu_limit: float = 60.0) -> Reach:
     sysm, _ = make_system(protocol, scenario, mutant)
@@ -53,11 +62,7 @@ def search(protocol: str, scenario: Scenario, twin, mutant: str | None = None,
     transitions = 0
 
     def path(s) -> tuple:
-        out = []
-        while parent[s] is not None:
-            s, a = parent[s]
-            out.append(a)
-        return tuple(reversed(out))
+        return trace_to(parent, s)
 
     def result(violated, complete, message="", trace=()):
         return Reach(protocol, mutant, scenario.label(), violated, complete, len(parent), transitions,
