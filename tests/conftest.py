@@ -9,8 +9,8 @@ ENGINES = {"test_invariants_stateful.py": "fuzz", "test_invariants_tla.py": "tla
            "test_invariants_tla_sd_c3.py": "tla", "test_runtime_invariants_mpi.py": "mpi",
            "test_runtime_invariants_apps.py": "mpi", "test_runtime_invariants_predict.py": "mpi",
            "test_parallel_mpi.py": "mpi", "test_predict_invariants_synthetic.py": "sweep"}
-# sweeps of the explorer against itself: every mutant again without the reductions
-SWEEPS = ("test_invariants_reductions_keep_the_verdict",)
+# sweeps: every mutant again without the reductions; every lemma's CTI looked for among reachable states
+SWEEPS = ("test_invariants_reductions_keep_the_verdict", "test_invariants_mutant_cti_is_classified_by_its_pre_state")
 
 
 @pytest.hookimpl(tryfirst=True)
