@@ -1,6 +1,6 @@
-import pytest
+import importlib.util
 
-from rrcheck.checker.check import run_check
+import pytest
 
 # Beyond the guard (`pytest -k invariants`: every protocol on its default scenarios, every
 # mutant caught, the lemmas): the other engines and real MPI, each under its own marker.
@@ -14,6 +14,26 @@ SWEEPS = ("test_invariants_reductions_keep_the_verdict", "test_invariants_mutant
 
 
 @pytest.hookimpl(tryfirst=True)
+def pytest_cmdline_main(config):
+    """One line, not a traceback, in a Python without the project; and the guard on
+    two processes when pytest-xdist is there (unless -n is given; not on its workers)."""
+    missing = [m for m in ("rrcheck.checker.check", "z3", "hypothesis") if not _importable(m)]
+    if missing:
+        raise pytest.UsageError(f"{', '.join(missing)} cannot be imported in this Python: install the "
+                                "project first, python -m pip install -e '.[test]'")
+    if (getattr(config.option, "numprocesses", False) is None and not hasattr(config, "workerinput")
+            and not config.option.collectonly):
+        config.option.numprocesses, config.option.dist = 2, "loadgroup"
+
+
+def _importable(name: str) -> bool:
+    try:
+        return importlib.util.find_spec(name) is not None
+    except ImportError:  # a parent package is missing
+        return False
+
+
+@pytest.hookimpl(tryfirst=True)
 def pytest_collection_modifyitems(items):
     for item in items:
         mark = ENGINES.get(item.path.name) or ("sweep" if item.name.startswith(SWEEPS) else None)
@@ -24,6 +44,7 @@ def pytest_collection_modifyitems(items):
 @pytest.fixture(scope="session")
 def checked():
     """Memoised checks: a scenario explored once per session."""
+    from rrcheck.checker.check import run_check
     cache = {}
 
     def get(protocol, scenario, mutant=None, properties=None, out=None, reduce=True):
