@@ -36,17 +36,8 @@ NO_LIMIT = 24 * 3600.0          # the wall-clock bound of a search without --tim
 
 def run(job: dict, workers: int, hostfile: str | None, time_limit: float | None) -> Result:
     """Run ``job`` on ``workers`` MPI ranks plus a coordinator; the Result of rank 0."""
-    from rrcheck.runtime.launch import env, mpiexec
-    exe = mpiexec()
-    if hostfile is not None:
-        hf = Path(hostfile)
-        if not hf.is_file():
-            raise UsageError(f"--hostfile {hostfile}: no such file; give an Open MPI hostfile "
-                             "(one host per line, e.g. 'node1 slots=2')")
-        try:
-            hf.read_text()
-        except (OSError, UnicodeDecodeError) as e:
-            raise UsageError(f"--hostfile {hostfile}: cannot read it ({e}); give a readable text hostfile") from None
+    from rrcheck.runtime.launch import env
+    exe = preflight(hostfile)
     with tempfile.TemporaryDirectory(prefix="rrcheck-mpi-") as tmp:
         jobf, resf = Path(tmp) / "job.json", Path(tmp) / "result.json"
         jobf.write_text(json.dumps(job))
@@ -79,6 +70,22 @@ def run(job: dict, workers: int, hostfile: str | None, time_limit: float | None)
     return Result(out["verdict"], out["states"], out["transitions"], out["depth"], out["seconds"],
                   out["witnesses"], "bfs", Violation(v["property"], v["message"], v["values"]) if v else None,
                   [tuple(a) for a in out["trace"]], out["reason"], out["collision_probability"])
+
+
+def preflight(hostfile: str | None) -> str:
+    """mpiexec, and a readable hostfile if one is named: checked before any search."""
+    from rrcheck.runtime.launch import mpiexec
+    exe = mpiexec()
+    if hostfile is not None:
+        hf = Path(hostfile)
+        if not hf.is_file():
+            raise UsageError(f"--hostfile {hostfile}: no such file; give an Open MPI hostfile "
+                             "(one host per line, e.g. 'node1 slots=2')")
+        try:
+            hf.read_text()
+        except (OSError, UnicodeDecodeError) as e:
+            raise UsageError(f"--hostfile {hostfile}: cannot read it ({e}); give a readable text hostfile") from None
+    return exe
 
 
 def _fixed_addresses() -> list[str]:

@@ -57,3 +57,10 @@ def test_mpi_bad_options_are_one_line(argv, needle, tmp_path):
     p = subprocess.run([sys.executable, "-m", "rrcheck", "check", "coordinated", "--scenario", "1", *argv],
                        capture_output=True, text=True, timeout=120, cwd=tmp_path)
     assert p.returncode == 2 and needle in p.stderr and len(p.stderr.strip().splitlines()) == 1, p.stderr
+
+
+def test_all_refuses_the_one_search_options():
+    p = subprocess.run([sys.executable, "-m", "rrcheck", "check", "--all", "--fingerprints"],
+                       capture_output=True, text=True, timeout=60)
+    assert p.returncode == 2 and "--all takes --workers N" in p.stderr and len(p.stderr.strip().splitlines()) == 1
+

@@ -325,11 +325,17 @@ def cmd_check(args) -> int:
                              "--mutant, --scenario, --grouping, --property and the scenario options")
         if args.checkpoint or args.recover:
             raise UsageError("--checkpoint and --recover save one search; drop them from --all")
+        if args.mpi or args.hostfile or args.fingerprints:
+            raise UsageError("--mpi, --hostfile and --fingerprints are for one protocol's search; --all takes "
+                             "--workers N")
         return _check_all(args, check_dir(args.out, "--out"))
     if not args.protocol and not args.mutant:
         raise UsageError("name a protocol (rrcheck list) or use --all")
     checks = plan(args)
     out = check_dir(args.out, "--out")
+    if args.mpi or args.hostfile:  # mpiexec and the hostfile before any work
+        from rrcheck.checker.distributed import preflight
+        preflight(args.hostfile)
     saved = check_dir(args.checkpoint, "--checkpoint") if args.checkpoint else None
     recover = Path(args.recover) if args.recover else None
     if (saved or recover) and len(checks) > 1:
