@@ -1,7 +1,7 @@
 """Which protocol rules does no scenario reach? Each `if` of a protocol's
 handlers that guards a logging, suppression or release rule becomes, in turn, a temporary mutant twice — its test forced to True,
 then to False — and the correct protocol's scenarios (its defaults and the
-scenarios of its registered mutants) are searched for a violation, or a pass
+scenarios of its registered mutants; in the second pass its slow sweeps too) are searched for a violation, or a pass
 that is vacuous (no checkpoint under a checkpoint bound, say). A rule
 whose mutants survive every scenario is either unreached (a scenario is
 missing) or equivalent (no execution can tell): each survivor must have a
@@ -33,7 +33,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import record  # noqa: E402  (benchmarks/record.py)
 from rrcheck.checker.check import run_check  # noqa: E402
-from rrcheck.checker.scenarios import DEFAULTS, MUTANT_SCENARIOS  # noqa: E402
+from rrcheck.checker.scenarios import DEFAULTS, MUTANT_SCENARIOS, SLOW  # noqa: E402
 from rrcheck.protocols.base import Protocol  # noqa: E402
 from rrcheck.protocols.mutants import MUTANTS, PROTOCOLS  # noqa: E402
 
@@ -128,6 +128,16 @@ def affected(module: str, cls: str) -> list[str]:
 
 
 BASELINE: dict = {}  # (protocol, scenario label) -> (why the correct protocol's failure rules it out, its vacuity)
+WITH_SLOW = []  # set by --survivors: the second pass also searches the slow sweeps' scenarios
+
+
+def catalogue(protocol: str) -> dict:
+    """The protocol's scenarios by label: its defaults, its mutants' scenarios
+    and, in the second pass, its slow sweeps (pytest -m slow)."""
+    scs = (*DEFAULTS[protocol], *(MUTANT_SCENARIOS[n] for n, m in MUTANTS.items()
+                                  if m.protocol == protocol and not m.model),
+           *(SLOW.get(protocol, ()) if WITH_SLOW else ()))
+    return {sc.label(): sc for sc in scs}
 
 
 def scenarios(protocol: str):
@@ -136,20 +146,13 @@ def scenarios(protocol: str):
     that is not send-deterministic): a mutant that fails there proves nothing. A
     scenario the correct protocol passes vacuously (no failure allowed) stays: a
     violation there is still a kill (a failure-free deadlock, say), a vacuous pass is not."""
-    seen, out = set(), []
-    for sc in (*DEFAULTS[protocol], *(MUTANT_SCENARIOS[n] for n, m in MUTANTS.items()
-                                      if m.protocol == protocol and not m.model)):
-        if sc.label() not in seen and not BASELINE.get((protocol, sc.label()), (None, None))[0]:
-            seen.add(sc.label())
-            out.append(sc)
-    return out
+    return [sc for label, sc in catalogue(protocol).items() if not BASELINE.get((protocol, label), (None, None))[0]]
 
 
 def baseline(protocols, max_states: int, seconds: float) -> dict:
     out = {}
     for protocol in protocols:
-        for sc in {sc.label(): sc for sc in (*DEFAULTS[protocol], *(
-                MUTANT_SCENARIOS[n] for n, m in MUTANTS.items() if m.protocol == protocol and not m.model))}.values():
+        for sc in catalogue(protocol).values():
             c = run_check(protocol, sc, max_states=max_states, time_limit=seconds, anyway=True, progress=False)
             fails = f"the correct protocol fails it ({c.result.violation.property})" if c.result.violation else None
             out[(protocol, sc.label())] = (fails, c.vacuous)
@@ -238,6 +241,8 @@ def main() -> int:
     a = ap.parse_args()
     last = record.RESULTS / "survivor_sweep.json"
     jobs = all_jobs(a.modules, a.max_states, a.seconds)
+    if a.survivors:
+        WITH_SLOW.append(True)
     if not a.explain:  # forked workers inherit it
         BASELINE.update(baseline(sorted({p for j in jobs for p in affected(j[0], j[1])}), a.max_states, a.seconds))
     excluded = {f"{p}: {sc}": why for (p, sc), (why, _) in BASELINE.items() if why}

@@ -119,6 +119,8 @@ DEFAULTS: dict[str, tuple[Scenario, ...]] = {
                  note="the C3 slides: two successive epochs, a failure in either"),
         Scenario("c3_collectives", at_sites=True, crash_kinds=("process",),
                  note="the C3 slides: reduce, bcast, alltoall and barrier before a checkpoint, inside a log, after it"),
+        Scenario("c3_bcast_root", at_sites=True, crash_kinds=("process",),
+                 note="the C3 slides: a bcast from a root still logging to a receiver that has stopped (the rule sweep)"),
     ),
 }
 

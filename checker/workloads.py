@@ -305,6 +305,19 @@ def c3_collectives(n: int = 2, nodes: int = 2) -> Workload:
                     "001, Collective Communication", fifo=False)
 
 
+def c3_bcast_root(n: int = 2, nodes: int = 2) -> Workload:
+    """the C3 slides, "Collective Communication" (single sender) with "Receive is
+    after the log": a bcast rooted at P1, called after both checkpoints. The
+    initiator P0 stops logging first, so P0 may call it after its log while P1,
+    the root, still logs; on recovery P0 calls it again, and P1 must join the
+    call rather than complete it from its log (no data flowed in from a partner
+    behind the line). P1 then sends P0 m1, which a rollback of P1 can orphan."""
+    progs = ((SITE, coll("bcast", 1), recv(1)), (SITE, coll("bcast", 1), send(0)))
+    return Workload("c3_bcast_root", progs, DETERMINISTIC, (0, 1),
+                    "Bronevetsky et al., C3: a bcast from a process still logging to one that has stopped",
+                    "001, Collective Communication", fifo=False, labels={(1, 0, 0): "m1"})
+
+
 def c3_two_late(n: int = 3, nodes: int = 3) -> Workload:
     """the C3 slides, "Handling Late Messages" with two senders: P1 and P2 each
     send P0 a message before their checkpoint, which P0 receives after its own,
@@ -407,13 +420,13 @@ WORKLOADS: dict[str, Callable[..., Workload]] = {
     "sd_fig2": sd_fig2, "sd_phases": sd_phases, "sd_burst": sd_burst,
     "c3_epochs": c3_epochs, "c3_collectives": c3_collectives,
     "c3_two_epochs": c3_two_epochs, "c3_any_source": c3_any_source, "c3_two_late": c3_two_late,
-    "c3_same_sender": c3_same_sender,
+    "c3_same_sender": c3_same_sender, "c3_bcast_root": c3_bcast_root,
     "fig46": fig46, "testany": testany, "wildcard_race": wildcard_race,
 }
 FIXED = {"fig1", "fig2", "theorem2", "pairs",  # fixed size and placement: a paper's figure, one rule's case
          "sd_fig2", "sd_phases", "sd_burst",
          "c3_epochs", "c3_collectives", "c3_any_source", "c3_two_epochs", "c3_two_late",
-         "c3_same_sender",
+         "c3_same_sender", "c3_bcast_root",
          "fig46", "testany", "wildcard_race"}
 
 
