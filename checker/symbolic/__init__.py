@@ -64,8 +64,7 @@ def prove(name: str, mutant: str | None = None, explore: bool = True, cpu_limit:
         r = reach.search(protocol, sc, mod.twin, mutant, cpu_limit=cpu_limit)
         out.cti.explorer = r.as_dict()
         if hasattr(mod, "project"):  # is the CTI's pre-state itself reachable?
-            pr = project.search(protocol, mod.cti_scenario(out.cti), lemma, mod, out.cti, mutant,
-                                cpu_limit=cpu_limit)
+            pr = project.search(protocol, lemma, mod, out.cti, mutant, cpu_limit=cpu_limit)
             out.cti.projection = pr.as_dict()
             out.cti.verdict = ("real bug" if pr.reached else "missing strengthening" if pr.complete
                                else "unknown")

@@ -13,7 +13,8 @@ The transition relation is that of ``AppLevel`` (protocols/app_level.py):
 a message from a process that stopped logging stops the receiver's logging),
 ``ready`` (``_maybe_ready``: every other process's count for this epoch is in —
 it has checkpointed — and every message it sent here before its checkpoint
-arrived) and ``stop`` (``_maybe_stop``/``_stop``: Stop_logging once every
+arrived; under ``ready_after_late=False`` it has no condition, so the call
+``_checkpoint`` makes turns it into part of the checkpoint) and ``stop`` (``_maybe_stop``/``_stop``: Stop_logging once every
 process is ready). Knobs: ``ready_after_late=False``
 (``app-level/early-ready-to-stop``) drops ready's condition;
 ``stop_on_stopped_sender=False`` (``app-level/no-stop-on-logged-sender``)
@@ -37,6 +38,9 @@ KNOBS = {"ready_after_late": True, "stop_on_stopped_sender": True}
 MUTANTS = ("app-level/early-ready-to-stop", "app-level/no-stop-on-logged-sender")
 SCENARIOS = (Scenario("c3_collectives", at_sites=True, crash_kinds=("process",)),
              Scenario("c3_epochs", at_sites=True, crash_kinds=("process",), failures=0))
+# failure-free runs whose projections the tests hold to the whole inductive invariant
+SAMPLES = (Scenario("c3_epochs", at_sites=True, crash_kinds=("process",), failures=0),
+           Scenario("c3_two_late", at_sites=True, crash_kinds=("process",), failures=0))
 
 
 def build(ready_after_late: bool = True, stop_on_stopped_sender: bool = True) -> Lemma:
@@ -66,8 +70,11 @@ def build(ready_after_late: bool = True, stop_on_stopped_sender: bool = True) ->
                 A(M, lambda x: t.hlog(x) == z3.If(x == m, s.logging(p), s.hlog(x)))]
 
     def checkpoint(r, s, t, p):
-        return [Not(s.ck(p)), A(P, lambda x: t.ck(x) == Or(s.ck(x), x == p)),
-                A(P, lambda x: t.logging(x) == Or(s.logging(x), x == p))]
+        out = [Not(s.ck(p)), A(P, lambda x: t.ck(x) == Or(s.ck(x), x == p)),
+               A(P, lambda x: t.logging(x) == Or(s.logging(x), x == p))]
+        if not ready_after_late:  # _checkpoint calls _maybe_ready, which then has no condition
+            out.append(A(P, lambda x: t.ready(x) == Or(s.ready(x), x == p)))
+        return out
 
     def deliver(r, s, t, m):
         d = r.dst(m)
@@ -91,7 +98,8 @@ def build(ready_after_late: bool = True, stop_on_stopped_sender: bool = True) ->
 
     actions = (
         Action("send", (("m", "msg"),), ("sent", "hck", "hlog"), send),
-        Action("checkpoint", (("p", "proc"),), ("ck", "logging"), checkpoint),
+        Action("checkpoint", (("p", "proc"),), ("ck", "logging") + (() if ready_after_late else ("ready",)),
+               checkpoint),
         Action("deliver", (("m", "msg"),), ("arrived", "logging", "late_unlogged"), deliver),
         Action("ready", (("p", "proc"),), ("ready",), ready),
         Action("stop", (("p", "proc"),), ("logging",), stop),
@@ -126,3 +134,89 @@ def twin(judge, before, action, after, obs):
         return None
     return (no_backward_crossing(judge, before, action, after, obs)
             or no_late_crossing(judge, before, action, after, obs))
+
+
+# --- the projection of a model state (checker/symbolic/project.py) ------------------
+
+def cti_system(cti, protocol: str, mutant: str | None):
+    """A failure-free run of one epoch with exactly the CTI's sent messages: each
+    process sends those the CTI says it sent before its checkpoint (``hck``
+    false), passes its checkpoint site, sends the others, then receives what
+    was sent to it (a reception that never comes leaves it waiting: arrival
+    is what the vocabulary reads, not the application's receive)."""
+    from rrcheck.checker.model import System
+    from rrcheck.checker.workloads import SITE, Workload, recv, send
+    from rrcheck.protocols.mutants import MUTANTS, build as build_protocol
+    procs = sorted(cti.universe["proc"])
+    idx = {p: i for i, p in enumerate(procs)}
+    pre = lambda sym: {r.split("->")[0] for r in cti.pre[sym]}  # noqa: E731
+    rigid = {sym: dict(r.split("->") for r in cti.rigid[sym]) for sym in ("src", "dst")}
+    sent, hck = pre("sent"), pre("hck")
+    before = [[] for _ in procs]
+    after = [[] for _ in procs]
+    into = [[] for _ in procs]
+    for m in sorted(sent):
+        s, d = idx[rigid["src"][m]], idx[rigid["dst"][m]]
+        (after if m in hck else before)[s].append(send(d))
+        into[d].append(recv(s))
+    progs = tuple(tuple(before[i] + [SITE] + after[i] + into[i]) for i in range(len(procs)))
+    n = max(2, len(procs))
+    progs += ((SITE,),) * (n - len(progs))
+    w = Workload("log_end_cti", progs, "send-deterministic", tuple(range(n)),
+                 "the CTI's messages around one checkpoint site per process", fifo=False)
+    sc = Scenario("log_end_cti", failures=0, checkpoints=1, crash_kinds=("process",), at_sites=True)
+    sysm = System(build_protocol(protocol, mutant), w, sc.bounds(), None,
+                  MUTANTS[mutant].model if mutant else None)
+    return sysm, f"the CTI's messages n={n} f=0 c=1@sites"
+
+
+def ghost_init(sysm):
+    return frozenset()
+
+
+def ghost_step(sysm, g, s, a, s2, obs):
+    """The header each message was sent with: the sender's epoch past 0 (``hck``)
+    and its logging bit (``hlog``), as ``AppLevel.on_send`` piggybacks them."""
+    for o in obs:
+        if o[0] == "sent":
+            _, p, q, k, _ = o
+            vol = s.procs[p].vol
+            g = g | {((p, q, k), vol.epoch >= 1, vol.logging)}
+    return g
+
+
+def project(sysm, s, g):
+    """Epoch 1 of a failure-free run in the lemma's vocabulary: who checkpointed
+    (``ck``), logs, is ready; per message sent, its header, whether it arrived,
+    and whether it is late (``hck`` false) yet arrived after its receiver's
+    checkpoint and is in no log (``late_unlogged``)."""
+    from rrcheck.checker.symbolic.project import Structure
+    from rrcheck.protocols.app_level import _get
+    if any(not pr.alive or pr.vol is None or pr.vol.epoch > 1 for pr in s.procs):
+        return None
+    n = sysm.n
+    P = {p: ("P", p) for p in range(n)}
+    vols = [pr.vol for pr in s.procs]
+    rows: dict = {"ck": {((P[p],), True) for p in range(n) if vols[p].epoch >= 1},
+                  "logging": {((P[p],), True) for p in range(n) if vols[p].logging},
+                  "ready": {((P[p],), True) for p in range(n) if vols[p].ready}}
+    for name in ("sent", "hck", "hlog", "arrived", "late_unlogged"):
+        rows[name] = set()
+    msgs, src, dst = [], set(), set()
+    for (p, q, k), hck, hlog in sorted(g):
+        m = ("m", p, q, k)
+        msgs.append(m)
+        src.add(((m,), P[p]))
+        dst.add(((m,), P[q]))
+        stab = s.procs[q].stab
+        arrived = k in vols[q].rcvd[p]
+        saved = _get(stab.ckpts, 1)
+        logs = [vols[q].log] + [log for _, log in stab.logs]
+        late_unlogged = (arrived and not hck and saved is not None and k not in saved.rcvd[p]
+                         and not any(mid == k and msg.src == p for log in logs for mid, msg in log.late))
+        for name, holds in (("sent", True), ("hck", hck), ("hlog", hlog), ("arrived", arrived),
+                            ("late_unlogged", late_unlogged)):
+            if holds:
+                rows[name].add(((m,), True))
+    rows["src"], rows["dst"] = src, dst
+    return Structure({"proc": tuple(P.values()), "msg": tuple(msgs)}, {n_: frozenset(r) for n_, r in rows.items()})

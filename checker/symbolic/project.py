@@ -13,6 +13,14 @@ action from it breaks the conjunct).  Never reached in a complete search: a
 **missing strengthening** (for that scenario's size), as mypyvy reads an
 unreachable CTI.  A projection returns None for states outside the lemma's
 vocabulary (a crash, a second wave), which are never a match.
+
+Some symbols are not functions of the model state but of the run that led
+to it: the header a message carried when it was sent, the first run a
+replay re-creates. A lemma module that needs them keeps them as a *path
+ghost* — ``ghost_init(sysm)`` and ``ghost_step(sysm, g, s, a, s2, obs)`` — and
+the search walks (state, ghost) pairs; ``project(sysm, s, g)`` reads both.
+A module may also build the scenario's system from the CTI itself
+(``cti_system``: a workload with exactly the CTI's messages).
 """
 from __future__ import annotations
 
@@ -21,7 +29,7 @@ import time
 from collections import Counter, deque
 from dataclasses import dataclass
 
-from rrcheck.checker.scenarios import Scenario, make_system
+from rrcheck.checker.scenarios import make_system
 from rrcheck.checker.symbolic.reach import trace_to
 
 
@@ -126,35 +134,50 @@ class Reached:
                 "cpu_seconds": round(self.cpu_seconds, 3), "trace": [list(a) for a in self.trace]}
 
 
-def search(protocol: str, scenario: Scenario, lemma, mod, cti, mutant: str | None = None,
-           max_states: int = 300_000, cpu_limit: float = 60.0) -> Reached:
-    """Breadth-first search of ``scenario`` (no reduction: every state is
-    projected) for a state whose projection is the CTI's pre-state."""
-    target = of_cti(lemma, cti.universe, cti.rigid, cti.pre)
-    open_sorts = getattr(mod, "OPEN", ("msg",))
-    sysm, _ = make_system(protocol, scenario, mutant)
-    t0 = time.process_time()
-    init = sysm.initial()
+def cti_system(mod, cti, protocol: str, mutant: str | None):
+    """The system the CTI's pre-state is searched in, and its label."""
+    if hasattr(mod, "cti_system"):
+        return mod.cti_system(cti, protocol, mutant)
+    scenario = mod.cti_scenario(cti)
+    return make_system(protocol, scenario, mutant)[0], scenario.label()
+
+
+def walk(mod, sysm):
+    """Breadth-first over the (state, path ghost) pairs of ``sysm``: yields
+    each node, its projection and the BFS tree's parent links (a dict the
+    caller may read while walking)."""
+    ghost = hasattr(mod, "ghost_step")
+    init = (sysm.initial(), mod.ghost_init(sysm) if ghost else None)
     parent = {init: None}
     frontier = deque([init])
-
-    def done(reached, complete, s=None):
-        return Reached(protocol, mutant, scenario.label(), reached, complete, len(parent),
-                       time.process_time() - t0, trace_to(parent, s) if s is not None else ())
-
     while frontier:
-        s = frontier.popleft()
-        proj = mod.project(sysm, s)
-        if proj is not None and isomorphic(lemma, target, proj, open_sorts):
-            return done(True, False, s)
+        node = frontier.popleft()
+        s, g = node
+        yield node, (mod.project(sysm, s, g) if ghost else mod.project(sysm, s)), parent
         for a in sysm.actions(s):
-            s2 = sysm.step(s, a)[0]
-            if s2 not in parent:
-                parent[s2] = (s, a)
-                frontier.append(s2)
+            s2, obs = sysm.step(s, a)
+            nxt = (s2, mod.ghost_step(sysm, g, s, a, s2, obs) if ghost else None)
+            if nxt not in parent:
+                parent[nxt] = (node, a)
+                frontier.append(nxt)
+
+
+def search(protocol: str, lemma, mod, cti, mutant: str | None = None,
+           max_states: int = 300_000, cpu_limit: float = 60.0) -> Reached:
+    """Breadth-first search of the CTI's scenario (no reduction: every state
+    is projected) for a state whose projection is the CTI's pre-state."""
+    target = of_cti(lemma, cti.universe, cti.rigid, cti.pre)
+    open_sorts = getattr(mod, "OPEN", ("msg",))
+    sysm, label = cti_system(mod, cti, protocol, mutant)
+    t0 = time.process_time()
+    parent: dict = {}
+    for node, proj, parent in walk(mod, sysm):
+        if proj is not None and isomorphic(lemma, target, proj, open_sorts):
+            return Reached(protocol, mutant, label, True, False, len(parent), time.process_time() - t0,
+                           trace_to(parent, node))
         if len(parent) > max_states or time.process_time() - t0 > cpu_limit:
-            return done(False, False)
-    return done(False, True)
+            return Reached(protocol, mutant, label, False, False, len(parent), time.process_time() - t0)
+    return Reached(protocol, mutant, label, False, True, len(parent), time.process_time() - t0)
 
 
 def failing_conjuncts(lemma, st: Structure) -> list[str]:
