@@ -63,7 +63,8 @@ def prove(name: str, mutant: str | None = None, explore: bool = True, cpu_limit:
         protocol, sc = scenario_for(name, mutant)
         r = reach.search(protocol, sc, mod.twin, mutant, cpu_limit=cpu_limit)
         out.cti.explorer = r.as_dict()
-        if hasattr(mod, "project"):  # is the CTI's pre-state itself reachable?
+        if hasattr(mod, "project") and getattr(mod, "covers", lambda cti: True)(out.cti):
+            # is the CTI's pre-state itself reachable?
             pr = project.search(protocol, lemma, mod, out.cti, mutant, cpu_limit=cpu_limit)
             out.cti.projection = pr.as_dict()
             out.cti.verdict = ("real bug" if pr.reached else "missing strengthening" if pr.complete

@@ -39,6 +39,9 @@ KNOBS = {"phases": True}
 MUTANTS = ("send-deterministic/no-phases",)
 SCENARIOS = (Scenario("sd_phases", checkpoints=0, crash_kinds=("process",)),
              Scenario("sd_burst", crash_kinds=("process",)))
+# failure-free runs whose projections the tests hold to the whole inductive invariant
+SAMPLES = (Scenario("sd_phases", checkpoints=0, failures=0), Scenario("reduce", 3, 2, checkpoints=0, failures=0),
+           Scenario("ring", 3, 2, checkpoints=0, failures=0))
 
 
 def build(phases: bool = True) -> Lemma:
@@ -154,3 +157,111 @@ def twin(judge, before, action, s, obs):
                                      f"carry a larger phase", {"process": p, "sender": j, "phase": phase,
                                                                "Phase": vol.Phase})
     return None
+
+
+# --- the projection of a model state (checker/symbolic/project.py) ------------------
+# It reads failure-free states only: the lemma's restart keeps the phases and
+# causal pasts of the first run, which a rollback of the Python protocol
+# replaces. A CTI whose pre-state is in a restart is outside it (``covers``).
+
+def covers(cti) -> bool:
+    return cti.pre["restarting"] is not True and not any(cti.pre[r] for r in ("pending", "replay", "released"))
+
+
+def _order(p: str, rigid: dict, pre: dict):
+    """p's program: its receptions and sends, a reception before a send exactly
+    when the send depends on it; None if no order does (a causal cycle)."""
+    mine = [("recv", m) for m in sorted(pre["rcvd"]) if rigid["dst"][m] == p]
+    mine += [("send", m) for m in sorted(pre["sent"]) if rigid["src"][m] == p]
+    before = {e: {f for f in mine if f[0] == "recv" and (f[1], e[1]) in pre["dep"]} if e[0] == "send"
+              else {f for f in mine if f[0] == "send" and (e[1], f[1]) not in pre["dep"]} for e in mine}
+    out, left = [], list(mine)
+    while left:
+        ready = [e for e in left if not (before[e] & set(left))]
+        if not ready:
+            return None
+        out.append(ready[0])
+        left.remove(ready[0])
+    return out
+
+
+def cti_system(cti, protocol: str, mutant: str | None):
+    """A failure-free run with exactly the CTI's sent messages, its groups
+    (``same``) one per node, and in each process the order of receptions and
+    sends its ``dep`` relation fixes."""
+    from rrcheck.checker.model import System
+    from rrcheck.checker.workloads import Workload, recv, send
+    from rrcheck.protocols.mutants import MUTANTS, build as build_protocol
+    procs = sorted(cti.universe["proc"])
+    idx = {p: i for i, p in enumerate(procs)}
+    rigid = {sym: dict(r.split("->") for r in cti.rigid[sym]) for sym in ("src", "dst")}
+    rows = lambda sym: {tuple(r.split(",")) if "," in r else r for r in cti.pre[sym]}  # noqa: E731
+    pre = {"sent": rows("sent"), "rcvd": rows("rcvd"), "dep": rows("dep")}
+    same = {tuple(r.split(",")) for r in cti.rigid["same"]}
+    group, node_of = {}, []
+    for p in procs:
+        g = next((group[q] for q in group if (p, q) in same), len(set(group.values())))
+        group[p] = g
+        node_of.append(g)
+    progs = []
+    for p in procs:
+        order = _order(p, rigid, pre)
+        if order is None:
+            order = []  # no program realises the pre-state: the search finds nothing, completely
+        progs.append(tuple(recv(idx[rigid["src"][m]]) if kind == "recv" else send(idx[rigid["dst"][m]])
+                           for kind, m in order))
+    while len(progs) < 2:
+        progs.append(())
+        node_of.append(max(node_of) + 1)
+    w = Workload("phases_cti", tuple(progs), "deterministic", tuple(node_of),
+                 "the CTI's messages, groups and causal order")
+    sc = Scenario("phases_cti", failures=0, checkpoints=0)
+    sysm = System(build_protocol(protocol, mutant), w, sc.bounds(), None, MUTANTS[mutant].model if mutant else None)
+    return sysm, f"the CTI's messages n={len(progs)} f=0 c=0"
+
+
+def ghost_init(sysm):
+    """(phase each message was sent with, each process's causal past, dep)."""
+    return frozenset(), (frozenset(),) * sysm.n, frozenset()
+
+
+def ghost_step(sysm, g, s, a, s2, obs):
+    phs, past, dep = g
+    for o in obs:
+        if o[0] == "sent":  # line 18: the message carries the sender's Phase
+            _, p, q, k, _ = o
+            m = (p, q, k)
+            phs = phs | {(m, s.procs[p].vol.Phase)}
+            dep = dep | {(x, m) for x in past[p]}
+        elif o[0] == "delivered":
+            _, p, src, k = o[:4]
+            m = (src, p, k)
+            past = past[:p] + (past[p] | {m} | {x for x, y in dep if y == m},) + past[p + 1:]
+    return phs, past, dep
+
+
+def project(sysm, s, g):
+    """A failure-free state in the lemma's vocabulary: each process's ``Phase``
+    (``cur``), per message sent its phase, whether its receiver's application
+    received it, the causal pasts and dependences; no restart."""
+    from rrcheck.checker.symbolic.project import Structure
+    if s.failures or any(not pr.alive or pr.vol is None for pr in s.procs):
+        return None
+    phs, past, dep = g
+    ctx, n = sysm.ctx, sysm.n
+    P = {p: ("P", p) for p in range(n)}
+    values = sorted({ph for _, ph in phs} | {pr.vol.Phase for pr in s.procs})
+    Ph = {v: ("phase", v) for v in values}
+    M = {m: ("m",) + m for m, _ in phs}
+    rcvd = {m for m in M if m[2] in s.procs[m[1]].ghost.delivered_ids(m[0])}
+    rows = {"src": {((M[m],), P[m[0]]) for m in M}, "dst": {((M[m],), P[m[1]]) for m in M},
+            "same": {((P[p], P[q]), True) for p in range(n) for q in range(n) if ctx.internal(p, q)},
+            "ph": {((M[m],), Ph[ph]) for m, ph in phs},
+            "le": {((Ph[a], Ph[b]), True) for a in values for b in values if a <= b},
+            "cur": {((P[p],), Ph[s.procs[p].vol.Phase]) for p in range(n)},
+            "sent": {((M[m],), True) for m in M}, "rcvd": {((M[m],), True) for m in rcvd},
+            "past": {((P[p], M[m]), True) for p in range(n) for m in past[p]},
+            "dep": {((M[a], M[b]), True) for a, b in dep},
+            "restarting": set(), "pending": set(), "replay": set(), "released": set()}
+    return Structure({"proc": tuple(P.values()), "msg": tuple(M.values()), "phase": tuple(Ph.values())},
+                     {k: frozenset(v) for k, v in rows.items()})

@@ -41,6 +41,9 @@ MUTANTS = ("correlated-set/no-internal-event-logging",)
 BMC = {"max_depth": 3, "max_universe": 8}   # the Theorem 2 execution needs two senders and a survivor
 SCENARIOS = (Scenario("pairs", checkpoints=0, crash_kinds=("process",)),
              Scenario("any_source_race", 3, 2, checkpoints=0))
+# failure-free runs whose projections the tests hold to the whole inductive invariant
+SAMPLES = (Scenario("pairs", checkpoints=0, failures=0), Scenario("any_source_race", 3, 2, checkpoints=0, failures=0))
+OPEN = ()  # before a rollback no state relation names a message: universes are compared whole
 
 
 def build(log_internal_events: bool = True) -> Lemma:
@@ -152,3 +155,92 @@ def twin(judge, before, action, s, obs):
                                  f"but P{p}'s re-execution sent {now:08x}: it re-received in another order",
                                  {"receiver": r, "sender": p, "k": k})
     return None
+
+
+# --- the projection of a model state (checker/symbolic/project.py) ------------------
+# It reads failure-free states only, as the first run the lemma's rigid symbols
+# describe, before any replay (``rolled`` and every state relation empty). A CTI
+# whose pre-state is inside a replay is outside it (``covers``).
+
+def covers(cti) -> bool:
+    return not cti.rigid["rolled"] and not any(cti.pre[r] for r in ("re", "done", "consumed", "used"))
+
+
+def cti_system(cti, protocol: str, mutant: str | None):
+    """A failure-free run of the CTI's first run: its correlated sets (``same``)
+    one per node, its messages, each process receiving in ``orig``'s order and
+    sending to q after the last reception ``osend(p, i, q)`` names (before any,
+    if none does)."""
+    from rrcheck.checker.model import System
+    from rrcheck.checker.workloads import Workload, recv, send
+    from rrcheck.protocols.mutants import MUTANTS, build as build_protocol
+    procs = sorted(cti.universe["proc"])
+    idx = {p: i for i, p in enumerate(procs)}
+    pos = sorted(cti.universe["pos"], key=lambda i: sum(r == f"{j},{i}" for r in cti.rigid["le"] for j in cti.universe["pos"]))
+    rigid = {sym: dict(r.split("->") for r in cti.rigid[sym]) for sym in ("src", "dst")}
+    same = {tuple(r.split(",")) for r in cti.rigid["same"]}
+    orig = {(p, i): m for p, i, m in (r.split(",") for r in cti.rigid["orig"])}
+    osend = {tuple(r.split(",")) for r in cti.rigid["osend"]}
+    group, node_of = {}, []
+    for p in procs:
+        group[p] = next((group[q] for q in group if (p, q) in same), len(set(group.values())))
+        node_of.append(group[p])
+    progs = []
+    for p in procs:
+        after = {m: 1 + max([pos.index(i) for (x, i, q) in osend if x == p and q == rigid["dst"][m]], default=-1)
+                 for m in sorted(rigid["src"]) if rigid["src"][m] == p}
+        prog = []
+        for c, i in enumerate([i for i in pos if (p, i) in orig] + [None]):
+            prog += [send(idx[rigid["dst"][m]]) for m, at in after.items() if at == c]
+            if i is not None:
+                prog.append(recv(idx[rigid["src"][orig[(p, i)]]]))
+        progs.append(tuple(prog))
+    w = Workload("replay_cti", tuple(progs), "deterministic", tuple(node_of),
+                 "the CTI's first run: its sets, messages and reception orders")
+    sc = Scenario("replay_cti", failures=0, checkpoints=0)
+    sysm = System(build_protocol(protocol, mutant), w, sc.bounds(), None, MUTANTS[mutant].model if mutant else None)
+    return sysm, f"the CTI's first run n={len(progs)} f=0 c=0"
+
+
+def ghost_init(sysm):
+    """(each process's receptions in order, each send with the receptions before it)."""
+    return ((),) * sysm.n, frozenset()
+
+
+def ghost_step(sysm, g, s, a, s2, obs):
+    seq, sends = g
+    for o in obs:
+        if o[0] == "sent":
+            _, p, q, k, _ = o
+            sends = sends | {((p, q, k), len(seq[p]))}
+        elif o[0] == "delivered":
+            _, p, src, k = o[:4]
+            seq = seq[:p] + (seq[p] + ((src, p, k),),) + seq[p + 1:]
+    return seq, sends
+
+
+def project(sysm, s, g):
+    """A failure-free state as the first run: who is in whose set, each
+    process's receptions by position (``orig``, ``has``), which of them are
+    event-logged (``MessageLogging._logged``), after which reception it sent to
+    whom (``osend``), the channels' send order (``fifo``); nothing rolled back."""
+    from rrcheck.checker.symbolic.project import Structure
+    if s.failures or any(not pr.alive or pr.vol is None for pr in s.procs):
+        return None
+    seq, sends = g
+    proto, ctx, n = sysm.protocol, sysm.ctx, sysm.n
+    P = {p: ("P", p) for p in range(n)}
+    M = {m: ("m",) + m for m, _ in sends}
+    I = {i: ("pos", i) for i in range(max([1] + [len(x) for x in seq]))}
+    rows = {"src": {((M[m],), P[m[0]]) for m in M}, "dst": {((M[m],), P[m[1]]) for m in M},
+            "same": {((P[p], P[q]), True) for p in range(n) for q in proto.set_of(ctx, p)},
+            "rolled": set(), "le": {((I[i], I[j]), True) for i in I for j in I if i <= j},
+            "orig": {((P[p], I[i], M[m]), True) for p in range(n) for i, m in enumerate(seq[p])},
+            "has": {((P[p], I[i]), True) for p in range(n) for i in range(len(seq[p]))},
+            "logged": {((P[p], I[i]), True) for p in range(n) for i, m in enumerate(seq[p])
+                       if proto._logged(ctx, p, m[0])},
+            "osend": {((P[m[0]], I[i], P[m[1]]), True) for m, before in sends for i in range(before)},
+            "fifo": {((M[a], M[b]), True) for a in M for b in M if a[:2] == b[:2] and a[2] < b[2]},
+            "re": set(), "done": set(), "consumed": set(), "used": set()}
+    return Structure({"proc": tuple(P.values()), "msg": tuple(M.values()), "pos": tuple(I.values())},
+                     {k: frozenset(v) for k, v in rows.items()})
