@@ -7,7 +7,8 @@ whose mutants survive every scenario is either unreached (a scenario is
 missing) or equivalent (no execution can tell): each survivor must have a
 reason in benchmarks/survivor_reasons.json, or the sweep exits 1.
 
-    python benchmarks/survivor_sweep.py [--max-states N] [--seconds S] [--workers N] [--survivors | --explain] [MODULE ...]
+    python benchmarks/survivor_sweep.py [--max-states N] [--seconds S] [--workers N]
+                                        [--survivors [--unexplained] | --explain] [MODULE ...]
 
 Writes benchmarks/results/survivor_sweep.json (rules tried, killed, survivors
 with reasons). A first pass with a small budget per scenario, then
@@ -236,6 +237,8 @@ def main() -> int:
     ap.add_argument("--workers", type=int, default=2)
     ap.add_argument("--survivors", action="store_true",
                     help="search again only the last result's survivors, with this budget")
+    ap.add_argument("--unexplained", action="store_true",
+                    help="with --survivors: only the survivors survivor_reasons.json has no reason for")
     ap.add_argument("--explain", action="store_true",
                     help="only re-read survivor_reasons.json into the last result file (no search)")
     a = ap.parse_args()
@@ -262,6 +265,9 @@ def main() -> int:
                      if ("survived" in r and any(x["verdict"] == "pass" for x in r["survived"]))
                      or ("killed_by" in r and BASELINE.get((r["killed_by"]["protocol"], r["killed_by"]["scenario"]),
                                                                (None,))[0])}
+            if a.unexplained:
+                reasons = json.loads(REASONS.read_text()) if REASONS.exists() else {}
+                again = {r for r in again if r not in reasons}
             doc["excluded_scenarios"] = excluded
             new = {r["rule"]: r for r in run([j for j in jobs if key(j) in again], a.workers)}
             doc["rules"] = [new.get(r["rule"], r) for r in doc["rules"]]
