@@ -1,6 +1,6 @@
 """``rrcheck tla``: a protocol's TLA+ spec (specs/) checked by TLC on an rrcheck scenario.
 
-    rrcheck tla PROTOCOL [--workload W] [--procs N] [--nodes M] [--failures F]
+    rrcheck tla PROTOCOL [--scenario K] [--workload W] [--procs N] [--nodes M] [--failures F]
                 [--checkpoints C] [--mutant NAME] [--workers N] [--keep DIR] [--json]
     rrcheck tla --all
 
@@ -19,11 +19,13 @@ from rrcheck.checker.errors import UsageError
 
 
 def add_parser(sub) -> None:
-    from rrcheck.cli.check import scenario_args
+    from rrcheck.cli.check import nonneg, scenario_args
     s = sub.add_parser("tla", help="check a protocol's TLA+ spec with TLC on an rrcheck scenario")
     s.add_argument("protocol", nargs="?")
     s.add_argument("--all", action="store_true",
                    help="every specified protocol on its default scenarios, every mutant of them on its own")
+    s.add_argument("--scenario", type=nonneg("--scenario", 1), metavar="K",
+                   help="only the protocol's K-th default scenario (default: all of them)")
     scenario_args(s)
     s.add_argument("--mutant")
     s.add_argument("--property", action="append", dest="properties", help="check only these (repeatable)")
@@ -51,8 +53,7 @@ def cmd_tla(args) -> int:
         if args.protocol or args.mutant:
             raise UsageError("--all checks every specified protocol and mutant; drop the protocol and --mutant")
         return _all(args, keep)
-    from rrcheck.checker.scenarios import DEFAULTS, scenario_for_mutant
-    from rrcheck.cli.check import derive
+    from rrcheck.cli.check import plan
     from rrcheck.protocols.mutants import MUTANTS
     if not args.protocol and not args.mutant:
         raise UsageError("name a protocol (rrcheck list) or use --all")
@@ -66,16 +67,20 @@ def cmd_tla(args) -> int:
         raise UsageError(f"unknown protocol {protocol!r}; choose one of {', '.join(SPECIFIED)}")
     args.depth = None
     args.max_states = None
-    scenario = derive(scenario_for_mutant(args.mutant) if args.mutant else DEFAULTS[protocol][0], args)
-    c = run_tla(protocol, scenario, args.mutant, args.properties, args.workers, keep, Path(args.out),
-                args.timeout)
+    checks = plan(args)  # the same scenarios, and the same refusals, as rrcheck check
+    if len(checks) > 1 and not args.json:
+        print(f"{protocol}: {len(checks)} default scenarios ({', '.join(sc.label() for _, _, sc in checks)})")
+    done = []
+    for _, mutant, scenario in checks:
+        c = run_tla(protocol, scenario, mutant, args.properties, args.workers, keep, Path(args.out), args.timeout)
+        done.append(c)
+        if not args.json:
+            _print(c)
     if args.json:
-        print(json.dumps(c.as_dict(), indent=1))
-    else:
-        _print(c)
-    if c.verdict == "error":
-        return 1
-    return {"pass": 0, "violation": 1, "incomplete": 3}[c.verdict]
+        print(json.dumps(done[0].as_dict() if len(done) == 1 else
+                         {"protocol": protocol, "checks": [c.as_dict() for c in done]}, indent=1))
+    verdicts = {c.verdict for c in done}
+    return 1 if verdicts & {"error", "violation"} else 3 if "incomplete" in verdicts else 0
 
 
 def _print(c) -> None:
