@@ -111,6 +111,8 @@ DEFAULTS: dict[str, tuple[Scenario, ...]] = {
                  note="a message from the other group between a member's checkpoint and the commit"),
         Scenario("ring", 3, 2, checkpoints=0,
                  note="groups of two and one: a restart's end and a failure it learns late (the rule sweep)"),
+        Scenario("sd_burst", failures=2, checkpoints=0, crash_kinds=("process",),
+                 note="two failures, both groups restarting at once (Guermouche and Ropars 2011 §2.1, §3.2)"),
     ),
     "app-level": (
         Scenario("c3_epochs", at_sites=True, crash_kinds=("process",),
