@@ -189,6 +189,10 @@ def test_invariants_send_deterministic_two_groups_restart_at_once(checked):
                 seen.add(s2)
                 todo.append(s2)
     assert both > 0
+    m = "send-deterministic/second-restart-unanswered"
+    bad = checked(SD, MUTANT_SCENARIOS[m], m).result
+    assert bad.verdict == "violation" and bad.violation.property == "Termination"
+    assert bad.violation.values["recovering"] or bad.violation.values["blocked_at"]
 
 
 def test_invariants_send_deterministic_ack_names_the_committed_checkpoint(checked):
