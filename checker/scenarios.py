@@ -161,8 +161,9 @@ MUTANT_SCENARIOS: dict[str, Scenario] = {
     "coordinated/next-wave-marker-dropped": Scenario("ring", 3, 1, failures=0, checkpoints=2),
     # one group of three, two waves: P1's mark of wave 2 reaches P2 before P0's commit of wave 1
     "send-deterministic/next-wave-mark-dropped": Scenario("ring", 3, 1, failures=0, checkpoints=2),
-    # two groups of one: P0 crashes with P1's restart message in flight to it, and P1 waits for its report
-    "send-deterministic/second-restart-unanswered": Scenario("sd_burst", failures=2, checkpoints=0,
+    # two groups of one: P1 crashes with P0's restart message in flight to it, and P0 waits for its report
+    # (ring scales, so the fuzzer's twice-as-large configuration lets failures overlap; sd_burst is fixed)
+    "send-deterministic/second-restart-unanswered": Scenario("ring", 2, 2, failures=2, checkpoints=0,
                                                              crash_kinds=("process",)),
     # one set of three: P1's token of the wave after P0's restart reaches P2 before P0's rollback notice
     "correlated-set/newer-epoch-token-dropped": Scenario("pingpong", 3, 1, crash_kinds=("process",)),

@@ -167,8 +167,9 @@ def test_invariants_send_deterministic_two_groups_restart_at_once(checked):
     """Readings 13–15 (Guermouche and Ropars 2011 §2.1: several faults at once;
     §3.2: a restart process per group): P1's restart message to P0 is lost
     when P0 crashes in turn. P0, restarting, hears of P1's restart and tells
-    P1 of its own again; both restarts end. Without it (the mutant), P1's
-    restart process never hears from P0 and the run deadlocks."""
+    P1 of its own again; both restarts end. Without it (the mutant, on a ring
+    of two groups of one), a restart process never hears from the process that
+    lost its restart message and the run deadlocks."""
     sc = next(s for s in DEFAULTS[SD] if s.failures == 2)
     r = checked(SD, sc).result
     assert r.verdict == "pass", r.violation
