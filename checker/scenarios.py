@@ -111,6 +111,8 @@ DEFAULTS: dict[str, tuple[Scenario, ...]] = {
                  note="a message from the other group between a member's checkpoint and the commit"),
         Scenario("ring", 3, 2, checkpoints=0,
                  note="groups of two and one: a restart's end and a failure it learns late (the rule sweep)"),
+        Scenario("sd_burst", failures=2, checkpoints=0, crash_kinds=("process",),
+                 note="two failures, both groups restarting at once (Guermouche and Ropars 2011 §2.1, §3.2)"),
     ),
     "app-level": (
         Scenario("c3_epochs", at_sites=True, crash_kinds=("process",),
@@ -161,6 +163,10 @@ MUTANT_SCENARIOS: dict[str, Scenario] = {
     "coordinated/next-wave-marker-dropped": Scenario("ring", 3, 1, failures=0, checkpoints=2),
     # one group of three, two waves: P1's mark of wave 2 reaches P2 before P0's commit of wave 1
     "send-deterministic/next-wave-mark-dropped": Scenario("ring", 3, 1, failures=0, checkpoints=2),
+    # two groups of one: P1 crashes with P0's restart message in flight to it, and P0 waits for its report
+    # (ring scales, so the fuzzer's twice-as-large configuration lets failures overlap; sd_burst is fixed)
+    "send-deterministic/second-restart-unanswered": Scenario("ring", 2, 2, failures=2, checkpoints=0,
+                                                             crash_kinds=("process",)),
     # one set of three: P1's token of the wave after P0's restart reaches P2 before P0's rollback notice
     "correlated-set/newer-epoch-token-dropped": Scenario("pingpong", 3, 1, crash_kinds=("process",)),
     "chandy-lamport/no-channel-recording": Scenario("ring", 2, 2),

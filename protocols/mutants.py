@@ -135,6 +135,12 @@ MUTANTS: dict[str, Mutant] = {m.name: m for m in (
            "and the receiver is left out of the next wave",
            "Guermouche & Ropars 2011 §3.1 (coordinated checkpoints inside a group: a wave after the commit)",
            ("Termination",)),
+    Mutant("send-deterministic/second-restart-unanswered", "send-deterministic", {"concurrent_restarts": False},
+           "a process still restarting that hears of another group's restart tells that group's process its own "
+           "restart again (that process's rollback lost it), and the restart process counts orphans per "
+           "(reporter, restarting process) once; else the first restart waits forever for an orphan report",
+           "Guermouche & Ropars 2011 §2.1 (several faults at once), §3.2 (a restart process per group), "
+           "Fig. 5 lines 48–58, Fig. 6 lines 8–17", ("Termination",)),
     Mutant("app-level/no-late-logging", "app-level", {"log_late": False},
            "late messages are recorded at the receiver and replayed from the log on recovery",
            "Bronevetsky et al., C3, \"Late Messages\", \"Handling Late Messages\"",

@@ -83,11 +83,44 @@ is marked ``# reading:`` at its place):
    commit, when it arrives, is stale. Counted with the old wave's marks,
    the mark is wiped by the commit and the new wave waits for it forever.
 
-Limit: concurrent restarts of two groups that exchange messages are not
-covered. A process that crashes loses the ``Redemarrage`` it had received
-and the orphan report it sent is no longer true of its rolled-back state; the
-pseudo-code says nothing of this (§3.2 only launches one restart process per
-group), and with two failures rrcheck finds the resulting deadlock.
+13. Several faults at once (§2.1: "plusieurs fautes peuvent se produire à
+   la fois"; §3.2: "un processus de redémarrage est lancé pour chacun
+   d'eux"): a restart of another group can reach a process that is itself
+   restarting, and a rollback loses what its process heard and answered of
+   another group's restart (a crash loses the restart message in flight to
+   it; the answer was of a state it left). So a process still restarting
+   (line 48's Status) that hears of p_k's restart tells p_k of its own again
+   (line 49, with the restored ``Date`` and ``RPP[k].Maxdate`` of the first
+   time, marked as told again so that p_k does not answer in kind), and a
+   restart message of an epoch already known is answered again (lines
+   53–58) and its sender awaited again (line 52: its FinRedemarrage follows
+   on the same channel); what was buffered for it since (line 16) is flushed
+   at that FinRedemarrage (lines 60–63), not re-sent to a restart process
+   that may have ended.
+14. The restart process counts orphans per (reporter P_j, restarting process
+   p_k), by their date and phase (Fig. 6 line 1's NbOrphPhase[phase] is the
+   number of those of that phase): a report (line 58) carries the reporter's
+   own epoch; one of a newer epoch replaces the pair's orphans (the reporter
+   rolled back: only what its restored state holds is still an orphan), one
+   of the same epoch is a repeat and changes nothing. ``PlusOrphelinPhase``
+   (line 34, Fig. 6 line 14) names the pair and the date, and takes away
+   only an orphan that was reported: a message P_j gets twice, from a replay
+   of the old incarnation's log and from the re-execution, is counted once.
+15. Incarnations: ``RPP`` records with each date the epoch of the sender's
+   group that sent it (line 25), and only what an incarnation before restart
+   e sent is an orphan of restart e (line 56): a told-again restart message
+   comes after the re-execution's own messages. A logged message carries the
+   epoch of its sender's group when it goes to a restart process (line 54),
+   and is not replayed (Fig. 6 line 22), nor taken, once a later restart of
+   that group is known: that restart discarded it, its re-execution sends
+   it again, and replayed early it would overtake its own causes.
+
+Limit: with a group checkpoint and two failures, rrcheck still finds
+deadlocks (ring n=2/2nodes f=2 c=1): a message buffered for a restarting
+group (line 16) when its sender's group checkpoints is in the saved log but
+not sent again after a rollback to that checkpoint (line 37 saves no
+``PasEnvoyes``), and an orphan the re-execution sent again can be lost with
+the crash of its receiver, whose restored state still holds it.
 """
 from __future__ import annotations
 
@@ -118,7 +151,9 @@ class RestartProcess:
     epoch: int
     Enregistres: tuple = ()      # (phase, dst, date, sender, msg): lines 2, 5–6
     NbOrphPhase: tuple = ()      # ((phase, count), ...): line 1
-    notified: frozenset = frozenset()  # (process, restarting process) pairs heard (line 11)
+    notified: frozenset = frozenset()  # (process, restarting process) pairs heard (line 11);
+    #                                    reading 14: (process, restarting process, reporter's epoch)
+    orphans: frozenset = frozenset()   # reading 14: (reporter, restarting process, date, phase) awaited
     expected: int = 0            # how many pairs there are
     members: tuple = ()          # the processes that restart
 
@@ -128,7 +163,8 @@ class Vol:
     Date: int = 1                # Fig. 5 line 3
     Phase: int = 1               # line 3
     Enregistres: tuple = ()      # line 5: (dst, date, phase, msg)
-    RPP: tuple = ()              # line 6: per sender (Maxdate, ((date, phase), ...))
+    RPP: tuple = ()              # line 6: per sender (Maxdate, ((date, phase), ...)); reading 14:
+    #                              (date, phase, the epoch of the sender's group that sent it)
     RamasseMiette: tuple = ()    # line 8
     PasEnvoyes: tuple = ()       # line 9: (dst, date, phase, msg)
     Redemarrage: frozenset = frozenset()  # line 4: groups restarting
@@ -167,7 +203,8 @@ class SendDeterministic(Protocol):
              "ack_checkpointed": True,  # reading 8: an ack names what the committed checkpoint holds
              "flush_empties_buffer": True,  # line 63: what is sent leaves PasEnvoyes
              "newer_mark_restarts": True,  # reading 11: a mark of a newer epoch implies the rollback
-             "next_wave_commits": True}  # reading 12: a mark of the next wave implies this wave's commit
+             "next_wave_commits": True,  # reading 12: a mark of the next wave implies this wave's commit
+             "concurrent_restarts": True}  # readings 13–15: restarts of two groups at once are answered
 
     # -- helpers ---------------------------------------------------------------
     def leader(self, ctx: Context, p: int) -> int:
@@ -191,7 +228,7 @@ class SendDeterministic(Protocol):
         yield from (m for *_, m in vol.Enregistres)
         yield from (m for *_, m in vol.PasEnvoyes)
         if vol.rp is not None:
-            yield from (m for *_, m in vol.rp.Enregistres)
+            yield from (x[4] for x in vol.rp.Enregistres)
 
     def describe(self, pkt: Packet) -> str:
         """The header drawn on the diagram: date and phase of an application message."""
@@ -239,10 +276,14 @@ class SendDeterministic(Protocol):
         if kind == "app":
             return self._app_packet(ctx, p, vol, stab, pkt)
         if kind == "replay":
-            e, date, phase, sender = pkt.hdr
+            e, date, phase, sender, *mine = pkt.hdr
             if e != vol.epoch or vol.Status != RESTART:
                 return Step(vol, stab, (Note("stale_dropped"),))
-            return self._receive(ctx, p, vol, stab, sender, date, phase, pkt.msg, (Note("replayed_messages"),))
+            if mine and mine[0] < stab.known[ctx.group_of[sender]]:
+                # reading 15: logged by an incarnation a later restart of its group discarded
+                return Step(vol, stab, (Note("stale_dropped"),))
+            return self._receive(ctx, p, vol, stab, sender, date, phase, pkt.msg, (Note("replayed_messages"),),
+                                 sent_epoch=mine[0] if mine else None)
         if kind == "ack":
             return self._ack(ctx, p, vol, stab, pkt.src, pkt.hdr[0])
         if kind in ("mark", "done", "commit"):
@@ -274,15 +315,19 @@ class SendDeterministic(Protocol):
         return self._receive(ctx, p, vol, stab, pkt.src, date, phase, pkt.msg, effects, src_epoch)
 
     def _receive(self, ctx: Context, p: int, vol: Vol, stab: Stab, j: int, date: int, phase: int,
-                 msg: AppMsg, effects: tuple = (), src_epoch: int | None = None) -> Step:
+                 msg: AppMsg, effects: tuple = (), src_epoch: int | None = None,
+                 sent_epoch: int | None = None) -> Step:
         """Fig. 5 lines 20–34 on arrival; lines 22–23, 26–28 wait for the
-        application's receive (:meth:`on_match`)."""
+        application's receive (:meth:`on_match`). ``src_epoch``: the epoch of the
+        sender's group that sent it now; ``sent_epoch``: the one that sent it first."""
         other = not ctx.internal(p, j)
         maxdate, seen = vol.RPP[j]
         if date > maxdate or not other:                            # line 21 (RPP[j] is ⊥ inside the group)
             out: tuple = ()
             if other:                                              # lines 24–25
-                vol = replace(vol, RPP=_set(vol.RPP, j, (date, seen + ((date, phase),))))
+                # reading 15: and the sender's incarnation
+                sent = (src_epoch if sent_epoch is None else sent_epoch,) if self.concurrent_restarts else ()
+                vol = replace(vol, RPP=_set(vol.RPP, j, (date, seen + ((date, phase, *sent),))))
                 if vol.RamasseMiette[j]:                           # lines 29–31
                     # reading 8: what the committed checkpoint holds from j, not what
                     # came before this message: some came between checkpoint and commit
@@ -298,10 +343,11 @@ class SendDeterministic(Protocol):
             # will be re-sent again, and counted by that restart (line 56)
             return Step(vol, stab, effects + (Note("stale_dropped"),))
         # line 33–34: an orphan re-sent by the re-execution; reading 4: its recorded phase
-        recorded = dict(seen).get(date, phase)
+        recorded = next((x[1] for x in seen if x[0] == date), phase)
         rp = self.leader(ctx, j)
-        return Step(vol, stab, effects + (
-            Send(Packet(p, rp, "rp_no_orphan", (stab.known[g], recorded))), Note("orphans_rereceived")))
+        # reading 14: the pair and the date, so that only a reported orphan is taken away
+        hdr = (stab.known[g], j, date) if self.concurrent_restarts else (stab.known[g], recorded)
+        return Step(vol, stab, effects + (Send(Packet(p, rp, "rp_no_orphan", hdr)), Note("orphans_rereceived")))
 
     def on_match(self, ctx: Context, p: int, vol: Vol, stab: Stab, mail: Mail) -> Step:
         """Lines 22–23, 26–28 at the application's reception: a reception event
@@ -433,23 +479,49 @@ class SendDeterministic(Protocol):
 
     # -- at the other groups: lines 51–58 and 60–64 ------------------------------------
     def _on_restart_msg(self, ctx: Context, p: int, vol: Vol, stab: Stab, pkt: Packet) -> Step:
-        e, date_re, maxdate, members = pkt.hdr
+        e, date_re, maxdate, members = pkt.hdr[:4]
         k = pkt.src
         g = ctx.group_of[k]
         if e < stab.known[g]:
             return Step(vol, stab, (Note("stale_dropped"),))
+        out: list = []
+        again = len(pkt.hdr) > 4  # reading 13: told again
         if e > stab.known[g]:  # a new restart of group g: line 52
             stab = replace(stab, known=_set(stab.known, g, e))
             vol = replace(vol, Redemarrage=vol.Redemarrage | {g}, waiting=vol.waiting | frozenset(members))
+        elif self.concurrent_restarts:
+            # reading 13: p_k's restart is not over (its FinRedemarrage follows on this
+            # channel); p may have lost line 52 with its own rollback
+            vol = replace(vol, Redemarrage=vol.Redemarrage | {g}, waiting=vol.waiting | {k})
+        if self.concurrent_restarts and vol.Status == RESTART and not again:
+            # reading 13: Guermouche & Ropars 2011 §2.1, §3.2 (several groups restart at once):
+            # p_k rolled back and lost what it knew and said of p's restart, so p tells it again
+            # (marked as told again, so that p_k does not answer with its own)
+            saved = dict(stab.ckpts)[stab.line]
+            out.append(Send(Packet(p, k, "restart", (vol.epoch, saved.Date, saved.RPP[k][0], (p,), True))))
         rp = self.leader(ctx, k)
-        # lines 53–54; what p buffered for k is logged too, so it goes with them
-        vol = replace(vol, PasEnvoyes=tuple(x for x in vol.PasEnvoyes if x[0] != k))
-        out = [Send(Packet(p, rp, "rp_log", (e, date, phase), m))
-               for dst, date, phase, m in vol.Enregistres if dst == k and date > maxdate]
+        if again:
+            # reading 13: a restart told again: what p buffered for k
+            # since is flushed at k's FinRedemarrage (lines 60-63), the rest re-sent
+            held = vol.PasEnvoyes
+        else:
+            # lines 53–54; what p buffered for k is logged too, so it goes with them
+            held = ()
+            vol = replace(vol, PasEnvoyes=tuple(x for x in vol.PasEnvoyes if x[0] != k))
+        mine = (vol.epoch,) if self.concurrent_restarts else ()  # reading 15: the logging incarnation
+        logs = [Send(Packet(p, rp, "rp_log", (e, date, phase) + mine, m))
+                for dst, date, phase, m in vol.Enregistres if dst == k and date > maxdate
+                and (dst, date, phase, m) not in held]
         # lines 55–57: the phases of the orphans p holds from k (reading 4: with multiplicity)
-        phases = tuple(ph for d, ph in vol.RPP[k][1] if d > date_re)
-        out.append(Send(Packet(p, rp, "rp_orphans", (e, k, phases))))          # line 58
-        notes = ((Note("logged_messages_resent"),) if len(out) > 1 else ()) + \
+        if self.concurrent_restarts:  # readings 14–15: by date, sent before restart e, p's own epoch
+            dated = tuple(x[:2] for x in vol.RPP[k][1] if x[0] > date_re and x[2] < e)
+            phases = tuple(ph for _, ph in dated)
+            report = (e, k, dated, vol.epoch)
+        else:
+            phases = tuple(ph for d, ph in vol.RPP[k][1] if d > date_re)
+            report = (e, k, phases)
+        out += logs + [Send(Packet(p, rp, "rp_orphans", report))]              # line 58
+        notes = ((Note("logged_messages_resent"),) if logs else ()) + \
             ((Note("orphan_phases_reported"),) if phases else ())
         return Step(vol, stab, tuple(out) + notes)
 
@@ -481,9 +553,18 @@ class SendDeterministic(Protocol):
         if rp is None or pkt.hdr[0] != rp.epoch:
             return Step(vol, stab, (Note("stale_dropped"),))
         if pkt.kind == "rp_log":                                                 # lines 5–6
-            _, date, phase = pkt.hdr
-            rp = replace(rp, Enregistres=rp.Enregistres + ((phase, pkt.msg.dst, date, pkt.src, pkt.msg),))
-            return Step(replace(vol, rp=rp), stab)
+            _, date, phase, *mine = pkt.hdr
+            entry = (phase, pkt.msg.dst, date, pkt.src, pkt.msg, *mine)
+            if mine and (mine[0] < stab.known[ctx.group_of[pkt.src]] or entry in rp.Enregistres):
+                return Step(vol, stab, (Note("stale_dropped"),))  # reading 15, or taken already
+            return Step(replace(vol, rp=replace(rp, Enregistres=rp.Enregistres + (entry,))), stab)
+        if self.concurrent_restarts:
+            rp = self._count_orphans(pkt, rp)
+            if rp is None:
+                return Step(vol, stab, (Note("stale_dropped"),))
+            if len(rp.notified) < rp.expected:  # reading 5
+                return Step(replace(vol, rp=rp), stab)
+            return self._notification_phases(ctx, p, vol, stab, rp)
         counts = dict(rp.NbOrphPhase)
         if pkt.kind == "rp_orphans":                                             # lines 8–12
             _, k, phases = pkt.hdr
@@ -499,13 +580,33 @@ class SendDeterministic(Protocol):
             return Step(replace(vol, rp=rp), stab)
         return self._notification_phases(ctx, p, vol, stab, rp)
 
+    def _count_orphans(self, pkt: Packet, rp: RestartProcess) -> RestartProcess | None:
+        """Fig. 6 lines 8–10 and 14–15 per (reporter, restarting process) pair
+        (reading 14); None for a repeated report."""
+        j = pkt.src
+        if pkt.kind == "rp_no_orphan":                                           # lines 14–15
+            _, k, date = pkt.hdr
+            return replace(rp, orphans=frozenset(o for o in rp.orphans if o[:3] != (j, k, date)))
+        _, k, dated, epoch = pkt.hdr                                              # lines 8–10
+        before = frozenset(x for x in rp.notified if x[:2] == (j, k))
+        if any(x[2] >= epoch for x in before):
+            return None  # the same answer again: counted once
+        orphans = frozenset(o for o in rp.orphans if o[:2] != (j, k)) | {(j, k, d, ph) for d, ph in dated}
+        return replace(rp, orphans=orphans, notified=rp.notified - before | {(j, k, epoch)})
+
     def _notification_phases(self, ctx: Context, p: int, vol: Vol, stab: Stab, rp: RestartProcess) -> Step:
         """Fig. 6 lines 19–24."""
-        waiting = [ph for ph, c in rp.NbOrphPhase if c > 0]
+        if self.concurrent_restarts:  # reading 14: NbOrphPhase[phase] > 0
+            waiting = sorted({o[3] for o in rp.orphans})
+            # reading 15: logged by an incarnation its group's restart discarded since
+            rp = replace(rp, Enregistres=tuple(x for x in rp.Enregistres
+                                               if x[5] == stab.known[ctx.group_of[x[3]]]))
+        else:
+            waiting = [ph for ph, c in rp.NbOrphPhase if c > 0]
         low = min(waiting) if waiting else None
         go = tuple(x for x in sorted(rp.Enregistres, key=lambda x: x[:4]) if low is None or x[0] <= low)
-        out = [Send(Packet(p, dst, "replay", (rp.epoch, date, phase, sender), m))
-               for phase, dst, date, sender, m in go]
+        out = [Send(Packet(p, dst, "replay", (rp.epoch, date, phase, sender, *mine), m))
+               for phase, dst, date, sender, m, *mine in go]
         held = len(rp.Enregistres) - len(go)
         rp = replace(rp, Enregistres=tuple(x for x in rp.Enregistres if x not in go))
         notes: tuple = (Note("replays_held_for_orphans"),) if held else ()

@@ -77,9 +77,46 @@
 (*     the first of the new wave; the commit, when it arrives, is stale.   *)
 (*     Counted with the old wave's marks, the mark is wiped by the commit  *)
 (*     and the new wave waits for it forever.                              *)
-(* Limit (as the module's): concurrent restarts of two groups that         *)
-(* exchange messages are not covered (§3.2 launches one restart process    *)
-(* per group; line 48's Status is lost with a second crash).               *)
+(* 13. Several faults at once (§2.1: "plusieurs fautes peuvent se          *)
+(*     produire à la fois"; §3.2: "un processus de redémarrage est lancé   *)
+(*     pour chacun d'eux"): a restart of another group can reach a process *)
+(*     that is itself restarting, and a rollback loses what its process    *)
+(*     heard and answered of another group's restart (a crash loses the    *)
+(*     restart message in flight to it; the answer was of a state it       *)
+(*     left). So a process still restarting (line 48's Status) that hears  *)
+(*     of p_k's restart tells p_k of its own again (line 49, with the      *)
+(*     restored Date and RPP[k].Maxdate of the first time, marked as told  *)
+(*     again so that p_k does not answer in kind), and a restart message   *)
+(*     of an epoch already known is answered again (lines 53-58) and its   *)
+(*     sender awaited again (line 52: its FinRedemarrage follows on the    *)
+(*     same channel); what was buffered for it since (line 16) is flushed  *)
+(*     at that FinRedemarrage (lines 60-63), not re-sent to a restart      *)
+(*     process that may have ended.                                        *)
+(* 14. The restart process counts orphans per (reporter P_j, restarting    *)
+(*     process p_k), by their date and phase (Fig. 6 line 1's              *)
+(*     NbOrphPhase[phase] is the number of those of that phase): a report  *)
+(*     (line 58) carries the reporter's own epoch; one of a newer epoch    *)
+(*     replaces the pair's orphans (the reporter rolled back: only what    *)
+(*     its restored state holds is still an orphan), one of the same epoch *)
+(*     is a repeat and changes nothing. PlusOrphelinPhase (line 34, Fig. 6 *)
+(*     line 14) names the pair and the date, and takes away only an orphan *)
+(*     that was reported: a message P_j gets twice, from a replay of the   *)
+(*     old incarnation's log and from the re-execution, is counted once.   *)
+(* 15. Incarnations: RPP records with each date the epoch of the sender's  *)
+(*     group that sent it (line 25), and only what an incarnation before   *)
+(*     restart e sent is an orphan of restart e (line 56): a told-again    *)
+(*     restart message comes after the re-execution's own messages. A      *)
+(*     logged message carries the epoch of its sender's group when it goes *)
+(*     to a restart process (line 54), and is not replayed (Fig. 6         *)
+(*     line 22), nor taken, once a later restart of that group is known:   *)
+(*     that restart discarded it, its re-execution sends it again, and     *)
+(*     replayed early it would overtake its own causes.                    *)
+(* Limit (as the module's): with a group checkpoint and two failures       *)
+(* rrcheck still finds deadlocks (ring n=2/2nodes f=2 c=1): a message      *)
+(* buffered (line 16) when its sender's group checkpoints is not sent      *)
+(* again after a rollback to that checkpoint (line 37 saves no             *)
+(* PasEnvoyes), and an orphan the re-execution sent again can be lost with *)
+(* the crash of its receiver, whose restored state still holds it.         *)
 (*                                                                         *)
 (* Knobs (CONSTANTS; each registered mutant sets one):                     *)
 (*   Phases          lines 22-27 (send-deterministic/no-phases)            *)
@@ -91,13 +128,15 @@
 (*   FlushEmptiesBuffer line 63 (flush-keeps-buffer sets it FALSE)         *)
 (*   NewerMarkRestarts reading 11 (newer-epoch-mark-dropped sets it FALSE) *)
 (*   NextWaveCommits reading 12 (next-wave-mark-dropped sets it FALSE)     *)
+(*   ConcurrentRestarts readings 13-15 (second-restart-unanswered sets it  *)
+(*                   FALSE)                                                *)
 (***************************************************************************)
 EXTENDS Naturals, Integers, Sequences, FiniteSets, TLC, RRValues, AppEvents
 
 CONSTANTS N, Prog, NodeOf, GroupOf, Fifo, MaxFailures, MaxCheckpoints, CrashKinds,
           AtSites, NoFailureDuringRecovery
 CONSTANTS Phases, RestartBuffer, GcInclusive, GroupRollback, AckCheckpointed, FlushEmptiesBuffer,
-          NewerMarkRestarts, NextWaveCommits
+          NewerMarkRestarts, NextWaveCommits, ConcurrentRestarts
 
 VARIABLES procs, wire, failures, failed
 vars == <<procs, wire, failures, failed>>
@@ -181,14 +220,18 @@ RecordedPhase(seen, date, dflt) ==
     LET is == {i \in DOMAIN seen : seen[i][1] = date} IN
     IF is = {} THEN dflt ELSE seen[CHOOSE i \in is : \A j \in is : j <= i][2]
 
-Receive(p, vol, stab, j, date, phase, m, effects, srcEpoch) ==
+\* srcEpoch: the epoch of the sender's group that sent it now; sentEpoch: the one
+\* that sent it first (a replay's), else NoEpoch
+Receive(p, vol, stab, j, date, phase, m, effects, srcEpoch, sentEpoch) ==
     LET other == ~SameGroup(p, j)
         maxdate == At(vol.RPP, j)[1]
         seen == At(vol.RPP, j)[2]
         g == GroupOf[j]
     IN IF date > maxdate \/ ~other                    \* line 21 (RPP[j] is bottom inside the group)
-       THEN LET v1 == IF other                                                  \* lines 24-25
-                      THEN [vol EXCEPT !.RPP = Set(@, j, <<date, Append(seen, <<date, phase>>)>>)]
+       THEN LET \* reading 15: and the sender's incarnation
+                sent == IF ConcurrentRestarts THEN <<IF sentEpoch = NoEpoch THEN srcEpoch ELSE sentEpoch>> ELSE <<>>
+                v1 == IF other                                                  \* lines 24-25
+                      THEN [vol EXCEPT !.RPP = Set(@, j, <<date, Append(seen, <<date, phase>> \o sent)>>)]
                       ELSE vol
                 ack == other /\ At(v1.RamasseMiette, j)                          \* lines 29-31
                 \* reading 8: what the committed checkpoint holds from j, not what
@@ -202,9 +245,12 @@ Receive(p, vol, stab, j, date, phase, m, effects, srcEpoch) ==
        \* re-sent by an incarnation a newer restart of j's group discarded: it
        \* will be re-sent again, and counted by that restart (line 56)
        ELSE IF srcEpoch # At(stab.known, g) THEN Step(vol, stab, effects \o <<Note("stale_dropped")>>)
-       \* lines 33-34: an orphan re-sent by the re-execution; reading 4: its recorded phase
+       \* lines 33-34: an orphan re-sent by the re-execution; reading 4: its recorded phase;
+       \* reading 14: the pair and the date, so that only a reported orphan is taken away
        ELSE Step(vol, stab, effects \o <<Send(Packet(p, Leader(j), "rp_no_orphan",
-                                                     <<At(stab.known, g), RecordedPhase(seen, date, phase)>>, <<>>)),
+                                                     IF ConcurrentRestarts THEN <<At(stab.known, g), j, date>>
+                                                     ELSE <<At(stab.known, g), RecordedPhase(seen, date, phase)>>,
+                                                     <<>>)),
                                          Note("orphans_rereceived")>>)
 
 \* lines 22-23, 26-28 at the application's reception
@@ -286,11 +332,18 @@ Rollback(p, vol, hasVol, stab, e, line, members) ==
 (* date, sender); when none waits, FinRedemarrage to the members (lines     *)
 (* 23-24, reading 6).                                                       *)
 Lex4Less(a, b) == \E i \in 1..4 : a[i] < b[i] /\ \A j \in 1..(i - 1) : a[j] = b[j]
-NotificationPhases(p, vol, stab, rp) ==
-    LET waitingPh == {rp.NbOrphPhase[i][1] : i \in {j \in DOMAIN rp.NbOrphPhase : rp.NbOrphPhase[j][2] > 0}}
+NotificationPhases(p, vol, stab, rp0) ==
+    LET waitingPh == IF ConcurrentRestarts THEN {o[4] : o \in rp0.orphans}   \* reading 14
+                     ELSE {rp0.NbOrphPhase[i][1] : i \in {j \in DOMAIN rp0.NbOrphPhase : rp0.NbOrphPhase[j][2] > 0}}
+        \* reading 15: logged by an incarnation its group's restart discarded since
+        rp == IF ConcurrentRestarts
+              THEN [rp0 EXCEPT !.Enregistres = SelectSeq(@, LAMBDA x : x[6] = At(stab.known, GroupOf[x[4]]))]
+              ELSE rp0
         low == IF waitingPh = {} THEN 0 ELSE CHOOSE x \in waitingPh : \A y \in waitingPh : x <= y
         go == SortSeq(SelectSeq(rp.Enregistres, LAMBDA x : waitingPh = {} \/ x[1] <= low), Lex4Less)
-        out == Map(LAMBDA x : Send(Packet(p, x[2], "replay", <<rp.epoch, x[3], x[1], x[4]>>, <<x[5]>>)), go)
+        out == Map(LAMBDA x : Send(Packet(p, x[2], "replay", <<rp.epoch, x[3], x[1], x[4]>>
+                                                            \o (IF ConcurrentRestarts THEN <<x[6]>> ELSE <<>>),
+                                          <<x[5]>>)), go)
         held == Len(rp.Enregistres) - Len(go)
         notes == IF held > 0 THEN <<Note("replays_held_for_orphans")>> ELSE <<>>
         rp2 == [rp EXCEPT !.Enregistres = SelectSeq(@, LAMBDA x : x \notin Range(go))]
@@ -308,8 +361,9 @@ GroupRestart(p, vol, hasVol, stab, failedP) ==
              ELSE Step(vol, stab, <<>>)
         \* Fig. 6's local variables, for this restart: Enregistres (lines 2, 5-6:
         \* <<phase, dst, date, sender, msg>>), NbOrphPhase (line 1), the
-        \* (process, restarting process) pairs heard (line 11) and how many there are
-        rp == [epoch |-> e, Enregistres |-> <<>>, NbOrphPhase |-> <<>>, notified |-> {},
+        \* (process, restarting process) pairs heard (line 11) and how many there are;
+        \* reading 14: notified with the reporter's epoch, the orphans still awaited
+        rp == [epoch |-> e, Enregistres |-> <<>>, NbOrphPhase |-> <<>>, notified |-> {}, orphans |-> {},
                expected |-> Len(members) * (N - Cardinality(Group(p))), members |-> members]
         out == r.eff \o ToEach(p, SelectSeq(members, LAMBDA q : q # p), "rollback", <<e, stab.line, members>>)
     IN IF rp.expected > 0 THEN Step([r.vol EXCEPT !.rp = rp], r.stab, out)
@@ -328,19 +382,37 @@ OnRestartMsg(p, vol, stab, pk) ==
     LET e == pk.hdr[1]  dateRe == pk.hdr[2]  maxdate == pk.hdr[3]  members == pk.hdr[4]
         k == pk.src
         g == GroupOf[k]
+        again == Len(pk.hdr) > 4                                                 \* reading 13: told again
         new == e > At(stab.known, g)                                             \* line 52
         st == IF new THEN [stab EXCEPT !.known = Set(@, g, e)] ELSE stab
-        v1 == IF new THEN [vol EXCEPT !.Redemarrage = @ \cup {g}, !.waiting = @ \cup Range(members)] ELSE vol
-        \* lines 53-54; what p buffered for k is logged too, so it goes with them
-        v2 == [v1 EXCEPT !.PasEnvoyes = SelectSeq(@, LAMBDA x : x[1] # k)]
-        logs == SelectSeq(v2.Enregistres, LAMBDA x : x[1] = k /\ x[2] > maxdate)
-        out == Map(LAMBDA x : Send(Packet(p, Leader(k), "rp_log", <<e, x[2], x[3]>>, <<x[4]>>)), logs)
-        \* lines 55-57: the phases of the orphans p holds from k (reading 4: with multiplicity)
-        phases == Map(LAMBDA x : x[2], SelectSeq(At(v2.RPP, k)[2], LAMBDA x : x[1] > dateRe))
+        \* reading 13: p_k's restart is not over (its FinRedemarrage follows on this
+        \* channel); p may have lost line 52 with its own rollback
+        v1 == IF new THEN [vol EXCEPT !.Redemarrage = @ \cup {g}, !.waiting = @ \cup Range(members)]
+              ELSE IF ConcurrentRestarts THEN [vol EXCEPT !.Redemarrage = @ \cup {g}, !.waiting = @ \cup {k}]
+              ELSE vol
+        \* reading 13 (§2.1, §3.2: several groups restart at once): p_k rolled back and
+        \* lost what it knew and said of p's restart, so p tells it again
+        saved == LastSaved(st, st.line)
+        told == IF ConcurrentRestarts /\ v1.Status = RESTART /\ ~again
+                THEN <<Send(Packet(p, k, "restart", <<v1.epoch, saved.Date, At(saved.RPP, k)[1], <<p>>, TRUE>>, <<>>))>>
+                ELSE <<>>
+        \* lines 53-54; what p buffered for k is logged too, so it goes with them;
+        \* reading 13: told again, what p buffered for k since is flushed at k's FinRedemarrage
+        v2 == IF again THEN v1 ELSE [v1 EXCEPT !.PasEnvoyes = SelectSeq(@, LAMBDA x : x[1] # k)]
+        held == IF again THEN Range(v1.PasEnvoyes) ELSE {}
+        logs == SelectSeq(v2.Enregistres, LAMBDA x : x[1] = k /\ x[2] > maxdate /\ x \notin held)
+        mine == IF ConcurrentRestarts THEN <<v2.epoch>> ELSE <<>>   \* reading 15: the logging incarnation
+        out == Map(LAMBDA x : Send(Packet(p, Leader(k), "rp_log", <<e, x[2], x[3]>> \o mine, <<x[4]>>)), logs)
+        \* lines 55-57: the phases of the orphans p holds from k (reading 4: with multiplicity);
+        \* readings 14-15: by date, sent before restart e, and p's own epoch
+        dated == Map(LAMBDA x : <<x[1], x[2]>>, SelectSeq(At(v2.RPP, k)[2], LAMBDA x : x[1] > dateRe /\ x[3] < e))
+        phases == IF ConcurrentRestarts THEN Map(LAMBDA x : x[2], dated)
+                  ELSE Map(LAMBDA x : x[2], SelectSeq(At(v2.RPP, k)[2], LAMBDA x : x[1] > dateRe))
+        report == IF ConcurrentRestarts THEN <<e, k, dated, v2.epoch>> ELSE <<e, k, phases>>
         notes == (IF logs # <<>> THEN <<Note("logged_messages_resent")>> ELSE <<>>)
                  \o (IF phases # <<>> THEN <<Note("orphan_phases_reported")>> ELSE <<>>)
     IN IF e < At(stab.known, g) THEN Step(vol, stab, <<Note("stale_dropped")>>)
-       ELSE Step(v2, st, out \o <<Send(Packet(p, Leader(k), "rp_orphans", <<e, k, phases>>, <<>>))>> \o notes)  \* line 58
+       ELSE Step(v2, st, told \o out \o <<Send(Packet(p, Leader(k), "rp_orphans", report, <<>>))>> \o notes)  \* line 58
 
 OnEnd(p, vol, stab, pk) ==
     LET e == pk.hdr[1]  k == pk.src  g == GroupOf[k] IN
@@ -369,13 +441,35 @@ AddCount(nb, ph, d) ==
 RECURSIVE AddAll(_, _)
 AddAll(nb, phs) == IF phs = <<>> THEN nb ELSE AddAll(AddCount(nb, Head(phs), 1), Tail(phs))
 
+\* reading 5: every notification heard, the phases go (Fig. 6 lines 11-12, 16-17)
+Counted(p, vol, stab, rp2) ==
+    IF Cardinality(rp2.notified) < rp2.expected THEN Step([vol EXCEPT !.rp = rp2], stab, <<>>)
+    ELSE NotificationPhases(p, vol, stab, rp2)
+
+\* Fig. 6 lines 8-10 and 14-15 per (reporter, restarting process) pair (reading 14)
+CountOrphans(p, vol, stab, pk, rp) ==
+    IF pk.kind = "rp_no_orphan"                                                 \* lines 14-15
+    THEN Counted(p, vol, stab, [rp EXCEPT !.orphans = {o \in @ : ~(o[1] = pk.src /\ o[2] = pk.hdr[2]
+                                                                      /\ o[3] = pk.hdr[3])}])
+    ELSE LET j == pk.src  k == pk.hdr[2]  dated == pk.hdr[3]  ep == pk.hdr[4]  \* lines 8-10
+             before == {x \in rp.notified : x[1] = j /\ x[2] = k}
+         IN IF \E x \in before : x[3] >= ep THEN Step(vol, stab, <<Note("stale_dropped")>>)  \* counted once
+            ELSE Counted(p, vol, stab,
+                         [rp EXCEPT !.orphans = {o \in @ : ~(o[1] = j /\ o[2] = k)}
+                                                \cup {<<j, k, d[1], d[2]>> : d \in Range(dated)},
+                                    !.notified = (@ \ before) \cup {<<j, k, ep>>}])
+
 RestartProcess(p, vol, stab, pk) ==
     LET rp == vol.rp IN
     IF rp = NoRP THEN Step(vol, stab, <<Note("stale_dropped")>>)
     ELSE IF pk.hdr[1] # rp.epoch THEN Step(vol, stab, <<Note("stale_dropped")>>)
     ELSE IF pk.kind = "rp_log"                                        \* Fig. 6 lines 5-6
-    THEN Step([vol EXCEPT !.rp.Enregistres =
-                   Append(@, <<pk.hdr[3], pk.msg[1].dst, pk.hdr[2], pk.src, pk.msg[1]>>)], stab, <<>>)
+    THEN LET mine == Len(pk.hdr) > 3
+             entry == <<pk.hdr[3], pk.msg[1].dst, pk.hdr[2], pk.src, pk.msg[1]>> \o (IF mine THEN <<pk.hdr[4]>> ELSE <<>>)
+         IN IF mine /\ (pk.hdr[4] < At(stab.known, GroupOf[pk.src]) \/ entry \in Range(rp.Enregistres))
+            THEN Step(vol, stab, <<Note("stale_dropped")>>)            \* reading 15, or taken already
+            ELSE Step([vol EXCEPT !.rp.Enregistres = Append(@, entry)], stab, <<>>)
+    ELSE IF ConcurrentRestarts THEN CountOrphans(p, vol, stab, pk, rp)
     ELSE LET rp2 == IF pk.kind = "rp_orphans"                            \* Fig. 6 lines 8-12
                     THEN [rp EXCEPT !.NbOrphPhase = AddAll(@, pk.hdr[3]), !.notified = @ \cup {<<pk.src, pk.hdr[2]>>}]
                     ELSE [rp EXCEPT !.NbOrphPhase = AddCount(@, pk.hdr[2], -1)]   \* Fig. 6 lines 14-17
@@ -404,8 +498,8 @@ AppPacket(p, vol, stab, pk) ==
        ELSE IF epoch > vol.epoch /\ internal /\ GroupRollback
        \* a peer restarted and re-executes; the rollback itself is still on its way
        THEN LET r == Rollback(p, vol, TRUE, stab, epoch, line, Asc(Group(p))) IN
-            Receive(p, r.vol, r.stab, pk.src, date, phase, pk.msg[1], r.eff, srcEpoch)
-       ELSE Receive(p, vol, stab, pk.src, date, phase, pk.msg[1], <<>>, srcEpoch)
+            Receive(p, r.vol, r.stab, pk.src, date, phase, pk.msg[1], r.eff, srcEpoch, NoEpoch)
+       ELSE Receive(p, vol, stab, pk.src, date, phase, pk.msg[1], <<>>, srcEpoch, NoEpoch)
 
 -----------------------------------------------------------------------------
 (* The handlers the system model calls                                      *)
@@ -413,7 +507,11 @@ OnPacket(p, vol, stab, pk) ==
     CASE pk.kind = "app" -> AppPacket(p, vol, stab, pk)
       [] pk.kind = "replay" ->
            IF pk.hdr[1] # vol.epoch \/ vol.Status # RESTART THEN Step(vol, stab, <<Note("stale_dropped")>>)
-           ELSE Receive(p, vol, stab, pk.hdr[4], pk.hdr[2], pk.hdr[3], pk.msg[1], <<Note("replayed_messages")>>, NoEpoch)
+           \* reading 15: logged by an incarnation a later restart of its group discarded
+           ELSE IF Len(pk.hdr) > 4 /\ pk.hdr[5] < At(stab.known, GroupOf[pk.hdr[4]])
+           THEN Step(vol, stab, <<Note("stale_dropped")>>)
+           ELSE Receive(p, vol, stab, pk.hdr[4], pk.hdr[2], pk.hdr[3], pk.msg[1], <<Note("replayed_messages")>>, NoEpoch,
+                        IF Len(pk.hdr) > 4 THEN pk.hdr[5] ELSE NoEpoch)
       [] pk.kind = "ack" -> Ack(p, vol, stab, pk.src, pk.hdr[1])
       [] pk.kind \in {"mark", "done", "commit"} -> OnWave(p, vol, stab, pk)
       [] pk.kind = "failed" -> GroupRestart(p, vol, TRUE, stab, pk.src)

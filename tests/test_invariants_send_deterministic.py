@@ -163,15 +163,37 @@ def test_invariants_send_deterministic_accepts_send_deterministic_reduce(checked
     assert r.witnesses["orphans_rereceived"] > 0
 
 
-def test_invariants_send_deterministic_concurrent_group_restarts_are_outside_the_paper(checked):
-    """A limit found by the checker, kept as a test so that it stays known: two
-    failures in two groups that exchange messages. P1's restart message to P0
-    is lost when P0 crashes in turn, so P1's restart process never hears from
-    P0 and the restart never ends. Fig. 5–6 only launch one restart process per
-    group (§3.2) and say nothing of a process that loses a restart notice."""
-    r = checked(SD, Scenario("sd_burst", checkpoints=0, failures=2, crash_kinds=("process",))).result
-    assert r.verdict == "violation" and r.violation.property == "Termination"
-    assert r.violation.values["recovering"] or r.violation.values["blocked_at"]
+def test_invariants_send_deterministic_two_groups_restart_at_once(checked):
+    """Readings 13–15 (Guermouche and Ropars 2011 §2.1: several faults at once;
+    §3.2: a restart process per group): P1's restart message to P0 is lost
+    when P0 crashes in turn. P0, restarting, hears of P1's restart and tells
+    P1 of its own again; both restarts end. Without it (the mutant, on a ring
+    of two groups of one), a restart process never hears from the process that
+    lost its restart message and the run deadlocks."""
+    sc = next(s for s in DEFAULTS[SD] if s.failures == 2)
+    r = checked(SD, sc).result
+    assert r.verdict == "pass", r.violation
+    w = r.witnesses
+    assert w["replayed_messages"] > 0 and w["restarts_ended"] > 0 and w["messages_buffered_during_restart"] > 0
+    # some run ends with both groups restarted, one crash each
+    workload = W.make(sc.workload, sc.procs, sc.nodes)
+    system = System(SendDeterministic(), workload, sc.bounds())
+    seen, todo, both = {system.initial()}, [system.initial()], 0
+    while todo:
+        s = todo.pop()
+        acts = system.actions(s)
+        if all(a[0] in CRASHES for a in acts) and s.failures == 2:
+            both += len({system.ctx.group_of[p] for p in s.failed}) == 2
+        for a in acts:
+            s2, _ = system.step(s, a)
+            if s2 not in seen:
+                seen.add(s2)
+                todo.append(s2)
+    assert both > 0
+    m = "send-deterministic/second-restart-unanswered"
+    bad = checked(SD, MUTANT_SCENARIOS[m], m).result
+    assert bad.verdict == "violation" and bad.violation.property == "Termination"
+    assert bad.violation.values["recovering"] or bad.violation.values["blocked_at"]
 
 
 def test_invariants_send_deterministic_ack_names_the_committed_checkpoint(checked):
