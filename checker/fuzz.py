@@ -72,7 +72,8 @@ def sequential_failures(protocol: str | None, mutant: str | None) -> bool:
     during a recovery (the assumption of Meyer 2014 §2.2.1): so it does where
     :func:`doubled` doubles the failures of a scenario not listed here, since
     a protocol may promise no more than one recovery at a time (Guermouche and Ropars 2011's
-    send-deterministic protocol does not survive concurrent restarts)."""
+    send-deterministic protocol survives two groups restarting at once, readings 13–15 of
+    protocols/send_deterministic.py, but not yet two failures with a group checkpoint)."""
     if mutant:
         return mutant not in FUZZ_SCENARIOS and scenario_for_mutant(mutant).workload in W.FIXED
     return DEFAULTS[protocol][0].workload in W.FIXED
