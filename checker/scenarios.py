@@ -123,6 +123,8 @@ DEFAULTS: dict[str, tuple[Scenario, ...]] = {
                  note="the C3 slides: reduce, bcast, alltoall and barrier before a checkpoint, inside a log, after it"),
         Scenario("c3_bcast_root", at_sites=True, crash_kinds=("process",),
                  note="the C3 slides: a bcast from a root still logging to a receiver that has stopped (the rule sweep)"),
+        Scenario("c3_resuppress", failures=2, checkpoints=2, at_sites=True, crash_kinds=("process",),
+                 note="the C3 slides: two failures, a checkpoint between a recovery and a suppressed re-send"),
     ),
 }
 
@@ -196,6 +198,9 @@ MUTANT_SCENARIOS: dict[str, Scenario] = {
     "app-level/no-stop-on-logged-sender": Scenario("c3_epochs", at_sites=True, crash_kinds=("process",)),
     # m1 (late, from P0's log) and P1's re-sent m2, m3 come in another order than P0 logged
     "app-level/replay-in-arrival-order": Scenario("c3_same_sender", at_sites=True, crash_kinds=("process",)),
+    # two failures: P0 checkpoints again before the re-send of m1 it was told to suppress
+    "app-level/checkpoint-drops-suppressions": Scenario("c3_resuppress", failures=2, checkpoints=2, at_sites=True,
+                                                        crash_kinds=("process",)),
     "rbml/checkpoint-without-tb": Scenario("node_handoff", at_sites=True, crash_kinds=("node",)),
     "sbml/no-fetch-retry": Scenario("node_handoff", at_sites=True, crash_kinds=("node",)),
     "sbml/no-rsn-gap-fill": Scenario("node_rsn_gap", checkpoints=0, crash_kinds=("node",)),

@@ -353,6 +353,21 @@ def c3_any_source(n: int = 3, nodes: int = 3) -> Workload:
                     "001, Mechanism: The Log")
 
 
+def c3_resuppress(n: int = 2, nodes: int = 2) -> Workload:
+    """the C3 slides, "Handling Early Messages" ("The receiver records that
+    this message must be suppressed and informs the sender on recovery") and
+    "The Global View", with two failures: m1, sent after P0's checkpoint, may
+    reach P1 before P1's, so it is early; P1 fails and on recovery tells P0 to
+    suppress m1's re-send; P0 may take its next checkpoint before that re-send
+    and P1 its own after receiving m1, so m1 is early for the new line too; a
+    second failure rolls both back to it. m2 gives P1's last receive its
+    message."""
+    progs = ((SITE, send(1), send(1)), (SITE, recv(0), SITE, recv(0)))
+    return Workload("c3_resuppress", progs, DETERMINISTIC, (0, 1),
+                    "Bronevetsky et al., C3: an early message whose suppression is owed across a checkpoint",
+                    "001, Handling Early Messages", labels={(0, 1, 0): "m1", (0, 1, 1): "m2"})
+
+
 def fig46(n: int = 4, nodes: int = 4) -> Workload:
     """Meyer 2014 §4.2.3, Fig. 4.6 (Meyer 2014 §4.2.3; reconstructed from the prose): the
     thesis' P1..P4 are P0..P3 here. P0 sends M1 and M2 to P1, which receives M1
@@ -421,12 +436,13 @@ WORKLOADS: dict[str, Callable[..., Workload]] = {
     "c3_epochs": c3_epochs, "c3_collectives": c3_collectives,
     "c3_two_epochs": c3_two_epochs, "c3_any_source": c3_any_source, "c3_two_late": c3_two_late,
     "c3_same_sender": c3_same_sender, "c3_bcast_root": c3_bcast_root,
+    "c3_resuppress": c3_resuppress,
     "fig46": fig46, "testany": testany, "wildcard_race": wildcard_race,
 }
 FIXED = {"fig1", "fig2", "theorem2", "pairs",  # fixed size and placement: a paper's figure, one rule's case
          "sd_fig2", "sd_phases", "sd_burst",
          "c3_epochs", "c3_collectives", "c3_any_source", "c3_two_epochs", "c3_two_late",
-         "c3_same_sender", "c3_bcast_root",
+         "c3_same_sender", "c3_bcast_root", "c3_resuppress",
          "fig46", "testany", "wildcard_race"}
 
 

@@ -46,9 +46,11 @@ difficulties"). One line ``k`` of checkpoints splits the run into epochs
 Modelling choices where the slides are silent (each marked ``# choice`` below):
 how a receiver learns how many late messages to expect (each process sends
 its per-destination send count at its checkpoint; the initiator's rides on
-``chkpt_ok``), and when a line is complete (once a process saved its log;
+``chkpt_ok``), when a line is complete (once a process saved its log;
 any live process can close its log at a rollback, since ``stop`` was only
-sent after every late message had arrived).
+sent after every late message had arrived), and what a checkpoint taken
+between a recovery and the suppressed re-sends keeps (the suppressions the
+process still owes: see ``_owed``).
 """
 from __future__ import annotations
 
@@ -77,6 +79,7 @@ class Saved:
     sent: tuple[int, ...]         # next message ID per destination
     rcvd: tuple[frozenset, ...]   # message IDs received per source
     early: tuple[frozenset, ...]  # early messages received per source: their re-sends are suppressed
+    suppress: tuple[frozenset, ...]  # per destination: re-sends still to suppress (see _owed)
 
 
 @dataclass(frozen=True, slots=True)
@@ -140,12 +143,13 @@ class AppLevel(Protocol):
     KNOBS = {"log_late": True, "suppress_early": True, "log_nondet": True,
              "ready_after_late": True, "stop_on_stopped_sender": True,
              "late_from_every_sender": True,  # ready waits for the late messages of all senders
-             "replay_by_message_id": True}  # a replayed reception matches the logged message ID
+             "replay_by_message_id": True,  # a replayed reception matches the logged message ID
+             "checkpoint_suppressions": True}  # a checkpoint keeps the suppressions still owed
 
     def initial(self, ctx: Context, p: int) -> tuple[Vol, Stab]:
         z, e = (0,) * ctx.n, (frozenset(),) * ctx.n
         vol = Vol(z, e, e, (None,) * ctx.n, e, frozenset(ctx.others(p)))
-        return vol, Stab(ckpts=((0, Saved(z, e, e)),), logs=((0, Log()),))
+        return vol, Stab(ckpts=((0, Saved(z, e, e, e)),), logs=((0, Log()),))
 
     def coordinated_with(self, ctx: Context, p: int) -> tuple[int, ...]:
         return tuple(range(ctx.n))
@@ -189,7 +193,8 @@ class AppLevel(Protocol):
 
     def _checkpoint(self, ctx: Context, p: int, vol: Vol, stab: Stab, k: int) -> Step:
         """Checkpoint k, then the logging phase ("High-level view (II)")."""
-        stab = replace(stab, ckpts=_put(stab.ckpts, k, Saved(vol.sent, vol.rcvd, vol.early)))
+        saved = Saved(vol.sent, vol.rcvd, vol.early, self._owed(ctx, vol))
+        stab = replace(stab, ckpts=_put(stab.ckpts, k, saved))
         e = (frozenset(),) * ctx.n
         vol = replace(vol, epoch=k, logging=True, log=Log(), early=e, ready=False, readies=frozenset())
         out: tuple = (Checkpoint(k),)
@@ -197,6 +202,25 @@ class AppLevel(Protocol):
             out += tuple(Send(Packet(p, q, "count", self._hdr(vol) + (k, vol.sent[q]))) for q in ctx.others(p))
         vol, stab, more = self._maybe_ready(ctx, p, vol, stab)
         return Step(vol, stab, out + more)
+
+    def _owed(self, ctx: Context, vol: Vol) -> tuple[frozenset, ...]:
+        """The suppressions a checkpoint keeps: per destination, the IDs of
+        early messages the process was told not to re-send and has not re-sent
+        yet (IDs its ``sent`` counter has not reached); a rollback to the
+        checkpoint suppresses them along with the receivers' new lists.
+
+        Bronevetsky et al., C3 (the C3 slides, "Handling Early Messages": "The
+        receiver records that this message must be suppressed and informs the
+        sender on recovery"; "The Global View"). Right because an owed re-send
+        lies after the new checkpoint while its message was received before the
+        receiver's next one, so it is early for the new line too, and only the
+        sender still knows it: the receiver recorded it with its older
+        checkpoint and does not receive it again."""
+        # choice: the slides are silent on a checkpoint taken between a recovery
+        # and the suppressed re-sends; it keeps them, as it keeps the sent counters
+        if not self.checkpoint_suppressions:
+            return (frozenset(),) * ctx.n  # the mutant: a rollback to this checkpoint re-sends them
+        return tuple(frozenset(i for i in ids if i >= vol.sent[q]) for q, ids in enumerate(vol.suppress))
 
     def _late_complete(self, ctx: Context, p: int, vol: Vol) -> bool:
         """Has every message sent to p before its sender's checkpoint arrived?"""
@@ -360,7 +384,9 @@ class AppLevel(Protocol):
             vol, stab, out = self._rollback(ctx, p, vol, stab, rec, line, False)
         kind = pkt.kind
         if kind in ("rollback", "suppress"):
-            vol = replace(vol, suppress=_set(vol.suppress, pkt.src, pkt.hdr[2]), heard=vol.heard | {pkt.src})
+            # the receiver's list, with what the restored checkpoint still owes it
+            vol = replace(vol, suppress=_set(vol.suppress, pkt.src, vol.suppress[pkt.src] | pkt.hdr[2]),
+                          heard=vol.heard | {pkt.src})
             return Step(vol, stab, out)
         if kind == "app":
             vol, stab, more = self._receive(ctx, p, vol, stab, pkt)
@@ -430,8 +456,8 @@ class AppLevel(Protocol):
         for mid, m in log.late:
             rcvd = _add(rcvd, m.src, mid)
         e = (frozenset(),) * ctx.n
-        vol = Vol(saved.sent, rcvd, e, (None,) * ctx.n, e, frozenset(), epoch=line, replay=log.events,
-                  rec=rec, line=line)
+        vol = Vol(saved.sent, rcvd, e, (None,) * ctx.n, saved.suppress, frozenset(), epoch=line,
+                  replay=log.events, rec=rec, line=line)
         out += (Restore(line),)
         for mid, m in log.late:
             vol, more = self._enqueue(vol, Mail(m, (mid,)))

@@ -167,6 +167,12 @@ MUTANTS: dict[str, Mutant] = {m.name: m for m in (
            "come on unordered channels, a sender's messages stop the replay at the first out of order",
            "Bronevetsky et al., C3, \"Mechanism: Control Information\", \"Mechanism: The Log\", "
            "\"Additional Issues\" (non-FIFO channels)", ("Termination",)),
+    Mutant("app-level/checkpoint-drops-suppressions", "app-level", {"checkpoint_suppressions": False},
+           "a checkpoint taken between a recovery and the suppressed re-sends keeps the suppressions "
+           "still owed; without them a second rollback to it re-sends an early message its receiver "
+           "already has (two failures)",
+           "Bronevetsky et al., C3, \"Handling Early Messages\", \"The Global View\"",
+           ("NoDuplicateDelivery",)),
     # Meyer 2014 (Meyer's thesis): the digest's list, numbered as there
     Mutant("hmpl/no-wildcard-block", "hmpl", {"block_on_wildcard": False},
            "after an ANY_SOURCE reception the receiver waits until the message is fully logged (1)",

@@ -22,20 +22,25 @@
 (* of its turn in the replay is held back until the replay reaches it.      *)
 (*                                                                         *)
 (* As rrcheck's protocols/app_level.py, with its records, field names and  *)
-(* its two modelling choices (per-destination send counts at each          *)
+(* its three modelling choices (per-destination send counts at each        *)
 (* checkpoint, Chkpt_Ok carrying the initiator's; a line is complete once  *)
-(* a process saved its log).                                               *)
+(* a process saved its log; a checkpoint taken between a recovery and the  *)
+(* suppressed re-sends keeps the suppressions the process still owes, see  *)
+(* Owed).                                                                  *)
 (*                                                                         *)
 (* Knobs (CONSTANTS; each registered mutant sets one):                     *)
 (*   LogLate, SuppressEarly, LogNondet, ReadyAfterLate, StopOnStoppedSender, *)
-(*   LateFromEverySender, ReplayByMessageId                                *)
+(*   LateFromEverySender, ReplayByMessageId,                               *)
+(*   CheckpointSuppressions  a checkpoint keeps the suppressions still     *)
+(*                   owed (app-level/checkpoint-drops-suppressions sets    *)
+(*                   it FALSE)                                             *)
 (***************************************************************************)
 EXTENDS Naturals, Integers, Sequences, FiniteSets, TLC, RRValues
 
 CONSTANTS N, Prog, NodeOf, GroupOf, Fifo, MaxFailures, MaxCheckpoints, CrashKinds,
           AtSites, NoFailureDuringRecovery
 CONSTANTS LogLate, SuppressEarly, LogNondet, ReadyAfterLate, StopOnStoppedSender, LateFromEverySender,
-          ReplayByMessageId
+          ReplayByMessageId, CheckpointSuppressions
 
 VARIABLES procs, wire, failures, failed
 vars == <<procs, wire, failures, failed>>
@@ -75,7 +80,7 @@ ProtoInit(p) ==
        suppress |-> Empties, heard |-> All \ {p}, epoch |-> 0, logging |-> FALSE, log |-> EmptyLog,
        ok |-> 0, ready |-> FALSE, readies |-> {}, replay |-> <<>>, rec |-> <<0, -1>>, line |-> 0,
        held |-> <<>>],
-      [ckpts |-> << <<0, [sent |-> Zeros, rcvd |-> Empties, early |-> Empties]>> >>,
+      [ckpts |-> << <<0, [sent |-> Zeros, rcvd |-> Empties, early |-> Empties, suppress |-> Empties]>> >>,
        logs |-> << <<0, EmptyLog>> >>, line |-> 0, rec |-> <<0, -1>>]>>
 
 Recovering(p, vol) == Cardinality(vol.heard) < N - 1
@@ -116,9 +121,26 @@ MaybeReady(p, vol, stab) ==
          IF p # INITIATOR THEN Step(v, stab, <<Send(Packet(p, INITIATOR, "ready", Hdr(v) \o <<v.epoch>>, <<>>))>>)
          ELSE MaybeStop(p, [v EXCEPT !.readies = @ \cup {p}], stab)
 
+\* The suppressions a checkpoint keeps: per destination, the IDs of early
+\* messages the process was told not to re-send and has not re-sent yet (IDs
+\* its sent counter has not reached); a rollback to the checkpoint suppresses
+\* them along with the receivers' new lists. Bronevetsky et al., C3 ("Handling
+\* Early Messages": "The receiver records that this message must be suppressed
+\* and informs the sender on recovery"; "The Global View"). Right because an
+\* owed re-send lies after the new checkpoint while its message was received
+\* before the receiver's next one, so it is early for the new line too, and
+\* only the sender still knows it: the receiver recorded it with its older
+\* checkpoint and does not receive it again.
+\* choice: the slides are silent on a checkpoint taken between a recovery and
+\* the suppressed re-sends; it keeps them, as it keeps the sent counters
+Owed(vol) ==
+    IF CheckpointSuppressions THEN [i \in 1..N |-> {x \in vol.suppress[i] : x >= vol.sent[i]}]
+    ELSE Empties   \* the mutant: a rollback to this checkpoint re-sends them
+
 \* checkpoint k, then the logging phase ("High-level view (II)")
 TakeCheckpoint(p, vol, stab, k) ==
-    LET st == [stab EXCEPT !.ckpts = Put(@, k, [sent |-> vol.sent, rcvd |-> vol.rcvd, early |-> vol.early])]
+    LET st == [stab EXCEPT !.ckpts = Put(@, k, [sent |-> vol.sent, rcvd |-> vol.rcvd, early |-> vol.early,
+                                                suppress |-> Owed(vol)])]
         v == [vol EXCEPT !.epoch = k, !.logging = TRUE, !.log = EmptyLog, !.early = Empties, !.ready = FALSE,
                          !.readies = {}]
         \* choice: tell each receiver how many messages precede this checkpoint
@@ -158,7 +180,7 @@ Rollback(p, vol, hasVol, stab, rec, line, initiate) ==
                               !.logs = SelectSeq(@, LAMBDA x : x[1] <= line)]
         rcvd == [i \in 1..N |-> saved.rcvd[i] \cup {log.late[j][1] : j \in {x \in DOMAIN log.late : log.late[x][2].src = i - 1}}]
         v0 == [sent |-> saved.sent, rcvd |-> rcvd, early |-> Empties, counts |-> [i \in 1..N |-> NoCount],
-               suppress |-> Empties, heard |-> {}, epoch |-> line, logging |-> FALSE, log |-> EmptyLog,
+               suppress |-> saved.suppress, heard |-> {}, epoch |-> line, logging |-> FALSE, log |-> EmptyLog,
                ok |-> 0, ready |-> FALSE, readies |-> {}, replay |-> log.events, rec |-> rec, line |-> line,
                held |-> <<>>]
         \* the late messages from the log: queued, or held back until their turn
@@ -279,8 +301,9 @@ Receive(p, vol, stab, pk) ==
     IN Step(r.vol, r.stab, s0.eff \o notes \o q.eff \o r.eff)
 
 Handle(p, vol, stab, pk) ==
-    CASE pk.kind \in {"rollback", "suppress"} ->
-           Step([vol EXCEPT !.suppress = Set(@, pk.src, pk.hdr[3]), !.heard = @ \cup {pk.src}], stab, <<>>)
+    CASE pk.kind \in {"rollback", "suppress"} ->   \* the receiver's list, with what the restored checkpoint still owes it
+           Step([vol EXCEPT !.suppress = Set(@, pk.src, At(@, pk.src) \cup pk.hdr[3]), !.heard = @ \cup {pk.src}],
+                stab, <<>>)
       [] pk.kind = "app" -> Receive(p, vol, stab, pk)
       [] pk.kind = "chkpt_ok" ->
            LET s == IF vol.logging THEN Stop(vol, stab) ELSE Step(vol, stab, <<>>)  \* Chkpt_Ok k+1 implies Stop_logging k

@@ -46,7 +46,8 @@ SPECIFIED: dict[str, Spec] = {
     "app-level": Spec("AppLevel", {}, {
         "log_late": "LogLate", "suppress_early": "SuppressEarly", "log_nondet": "LogNondet",
         "ready_after_late": "ReadyAfterLate", "stop_on_stopped_sender": "StopOnStoppedSender",
-        "late_from_every_sender": "LateFromEverySender", "replay_by_message_id": "ReplayByMessageId"}),
+        "late_from_every_sender": "LateFromEverySender", "replay_by_message_id": "ReplayByMessageId",
+        "checkpoint_suppressions": "CheckpointSuppressions"}),
 }
 
 # Meyer's pessimistic logging (specs/PessimisticLogging.tla): one engine, the three
