@@ -144,9 +144,8 @@ def cti_system(cti, protocol: str, mutant: str | None):
     false), passes its checkpoint site, sends the others, then receives what
     was sent to it (a reception that never comes leaves it waiting: arrival
     is what the vocabulary reads, not the application's receive)."""
-    from rrcheck.checker.model import System
-    from rrcheck.checker.workloads import SITE, Workload, recv, send
-    from rrcheck.protocols.mutants import MUTANTS, build as build_protocol
+    from rrcheck.checker.symbolic.project import system_of
+    from rrcheck.checker.workloads import SITE, recv, send
     procs = sorted(cti.universe["proc"])
     idx = {p: i for i, p in enumerate(procs)}
     pre = lambda sym: {r.split("->")[0] for r in cti.pre[sym]}  # noqa: E731
@@ -159,14 +158,12 @@ def cti_system(cti, protocol: str, mutant: str | None):
         s, d = idx[rigid["src"][m]], idx[rigid["dst"][m]]
         (after if m in hck else before)[s].append(send(d))
         into[d].append(recv(s))
-    progs = tuple(tuple(before[i] + [SITE] + after[i] + into[i]) for i in range(len(procs)))
+    progs = [tuple(before[i] + [SITE] + after[i] + into[i]) for i in range(len(procs))]
     n = max(2, len(procs))
-    progs += ((SITE,),) * (n - len(progs))
-    w = Workload("log_end_cti", progs, "send-deterministic", tuple(range(n)),
-                 "the CTI's messages around one checkpoint site per process", fifo=False)
-    sc = Scenario("log_end_cti", failures=0, checkpoints=1, crash_kinds=("process",), at_sites=True)
-    sysm = System(build_protocol(protocol, mutant), w, sc.bounds(), None,
-                  MUTANTS[mutant].model if mutant else None)
+    progs += [(SITE,)] * (n - len(progs))
+    sysm = system_of(protocol, mutant, "log_end_cti", progs, range(n),
+                     "the CTI's messages around one checkpoint site per process", fifo=False,
+                     failures=0, checkpoints=1, crash_kinds=("process",), at_sites=True)
     return sysm, f"the CTI's messages n={n} f=0 c=1@sites"
 
 

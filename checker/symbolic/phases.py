@@ -135,7 +135,7 @@ def build(phases: bool = True) -> Lemma:
 def twin(judge, before, action, s, obs):
     """PhaseAboveCausalPast over model states: a live process's ``Phase`` is
     above the phase of every message from another group its application has
-    received (``RPP[j]`` holds their (date, phase) from arrival, line 25;
+    received (``RPP[j]`` holds their (date, phase, …) from arrival, line 25;
     those still in the matching queue are not received yet)."""
     sysm = judge.sys
     ctx = sysm.ctx
@@ -147,7 +147,7 @@ def twin(judge, before, action, s, obs):
             if ctx.internal(p, j):
                 continue
             waiting = {m.hdr[0] for m in pr.mailbox if m.msg.src == j}
-            for date, phase in vol.RPP[j][1]:
+            for date, phase, *_ in vol.RPP[j][1]:  # reading 15 adds the sending epoch
                 if date in waiting:
                     continue
                 judge.w["inter_group_receptions_checked"] += 1
@@ -189,20 +189,14 @@ def cti_system(cti, protocol: str, mutant: str | None):
     """A failure-free run with exactly the CTI's sent messages, its groups
     (``same``) one per node, and in each process the order of receptions and
     sends its ``dep`` relation fixes."""
-    from rrcheck.checker.model import System
-    from rrcheck.checker.workloads import Workload, recv, send
-    from rrcheck.protocols.mutants import MUTANTS, build as build_protocol
+    from rrcheck.checker.symbolic.project import groups, system_of
+    from rrcheck.checker.workloads import recv, send
     procs = sorted(cti.universe["proc"])
     idx = {p: i for i, p in enumerate(procs)}
     rigid = {sym: dict(r.split("->") for r in cti.rigid[sym]) for sym in ("src", "dst")}
     rows = lambda sym: {tuple(r.split(",")) if "," in r else r for r in cti.pre[sym]}  # noqa: E731
     pre = {"sent": rows("sent"), "rcvd": rows("rcvd"), "dep": rows("dep")}
-    same = {tuple(r.split(",")) for r in cti.rigid["same"]}
-    group, node_of = {}, []
-    for p in procs:
-        g = next((group[q] for q in group if (p, q) in same), len(set(group.values())))
-        group[p] = g
-        node_of.append(g)
+    node_of = groups(cti)
     progs = []
     for p in procs:
         order = _order(p, rigid, pre)
@@ -213,10 +207,8 @@ def cti_system(cti, protocol: str, mutant: str | None):
     while len(progs) < 2:
         progs.append(())
         node_of.append(max(node_of) + 1)
-    w = Workload("phases_cti", tuple(progs), "deterministic", tuple(node_of),
-                 "the CTI's messages, groups and causal order")
-    sc = Scenario("phases_cti", failures=0, checkpoints=0)
-    sysm = System(build_protocol(protocol, mutant), w, sc.bounds(), None, MUTANTS[mutant].model if mutant else None)
+    sysm = system_of(protocol, mutant, "phases_cti", progs, node_of, "the CTI's messages, groups and causal order",
+                     failures=0, checkpoints=0)
     return sysm, f"the CTI's messages n={len(progs)} f=0 c=0"
 
 

@@ -29,7 +29,7 @@ import time
 from collections import Counter, deque
 from dataclasses import dataclass
 
-from rrcheck.checker.scenarios import make_system
+from rrcheck.checker.scenarios import Scenario, make_system
 from rrcheck.checker.symbolic.reach import trace_to
 
 
@@ -132,6 +132,28 @@ class Reached:
         return {"protocol": self.protocol, "mutant": self.mutant, "scenario": self.scenario,
                 "pre_state_reached": self.reached, "complete": self.complete, "states": self.states,
                 "cpu_seconds": round(self.cpu_seconds, 3), "trace": [list(a) for a in self.trace]}
+
+
+def groups(cti) -> list[int]:
+    """The group (one per node) of each of the CTI's processes, in name order,
+    from its rigid ``same`` relation."""
+    same = {tuple(r.split(",")) for r in cti.rigid["same"]}
+    group: dict = {}
+    for p in sorted(cti.universe["proc"]):
+        group[p] = next((group[q] for q in group if (p, q) in same), len(set(group.values())))
+    return list(group.values())
+
+
+def system_of(protocol: str, mutant: str | None, name: str, progs, node_of, what: str, fifo: bool = True,
+              **bounds):
+    """The system of a workload a lemma module built from a CTI (its programs and
+    placement), under the failure and checkpoint ``bounds`` of a Scenario."""
+    from rrcheck.checker.model import System
+    from rrcheck.checker.workloads import Workload
+    from rrcheck.protocols.mutants import MUTANTS, build
+    w = Workload(name, tuple(progs), "deterministic", tuple(node_of), what, fifo=fifo)
+    return System(build(protocol, mutant), w, Scenario(name, **bounds).bounds(), None,
+                  MUTANTS[mutant].model if mutant else None)
 
 
 def cti_system(mod, cti, protocol: str, mutant: str | None):

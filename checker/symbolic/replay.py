@@ -171,20 +171,14 @@ def cti_system(cti, protocol: str, mutant: str | None):
     one per node, its messages, each process receiving in ``orig``'s order and
     sending to q after the last reception ``osend(p, i, q)`` names (before any,
     if none does)."""
-    from rrcheck.checker.model import System
-    from rrcheck.checker.workloads import Workload, recv, send
-    from rrcheck.protocols.mutants import MUTANTS, build as build_protocol
+    from rrcheck.checker.symbolic.project import groups, system_of
+    from rrcheck.checker.workloads import recv, send
     procs = sorted(cti.universe["proc"])
     idx = {p: i for i, p in enumerate(procs)}
     pos = sorted(cti.universe["pos"], key=lambda i: sum(r == f"{j},{i}" for r in cti.rigid["le"] for j in cti.universe["pos"]))
     rigid = {sym: dict(r.split("->") for r in cti.rigid[sym]) for sym in ("src", "dst")}
-    same = {tuple(r.split(",")) for r in cti.rigid["same"]}
     orig = {(p, i): m for p, i, m in (r.split(",") for r in cti.rigid["orig"])}
     osend = {tuple(r.split(",")) for r in cti.rigid["osend"]}
-    group, node_of = {}, []
-    for p in procs:
-        group[p] = next((group[q] for q in group if (p, q) in same), len(set(group.values())))
-        node_of.append(group[p])
     progs = []
     for p in procs:
         after = {m: 1 + max([pos.index(i) for (x, i, q) in osend if x == p and q == rigid["dst"][m]], default=-1)
@@ -195,10 +189,8 @@ def cti_system(cti, protocol: str, mutant: str | None):
             if i is not None:
                 prog.append(recv(idx[rigid["src"][orig[(p, i)]]]))
         progs.append(tuple(prog))
-    w = Workload("replay_cti", tuple(progs), "deterministic", tuple(node_of),
-                 "the CTI's first run: its sets, messages and reception orders")
-    sc = Scenario("replay_cti", failures=0, checkpoints=0)
-    sysm = System(build_protocol(protocol, mutant), w, sc.bounds(), None, MUTANTS[mutant].model if mutant else None)
+    sysm = system_of(protocol, mutant, "replay_cti", progs, groups(cti),
+                     "the CTI's first run: its sets, messages and reception orders", failures=0, checkpoints=0)
     return sysm, f"the CTI's first run n={len(progs)} f=0 c=0"
 
 
