@@ -193,13 +193,17 @@ def search(protocol: str, lemma, mod, cti, mutant: str | None = None,
     sysm, label = cti_system(mod, cti, protocol, mutant)
     t0 = time.process_time()
     parent: dict = {}
+
+    def done(reached: bool, complete: bool, node=None) -> Reached:
+        return Reached(protocol, mutant, label, reached, complete, len(parent), time.process_time() - t0,
+                       trace_to(parent, node) if node is not None else ())
+
     for node, proj, parent in walk(mod, sysm):
         if proj is not None and isomorphic(lemma, target, proj, open_sorts):
-            return Reached(protocol, mutant, label, True, False, len(parent), time.process_time() - t0,
-                           trace_to(parent, node))
+            return done(True, False, node)
         if len(parent) > max_states or time.process_time() - t0 > cpu_limit:
-            return Reached(protocol, mutant, label, False, False, len(parent), time.process_time() - t0)
-    return Reached(protocol, mutant, label, False, True, len(parent), time.process_time() - t0)
+            return done(False, False)
+    return done(False, True)
 
 
 def failing_conjuncts(lemma, st: Structure) -> list[str]:
