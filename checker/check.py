@@ -165,7 +165,7 @@ def save_counterexample(out, protocol, mutant, scenario, system, workload, props
 
 def default_plan() -> list[tuple[str, str | None, Scenario]]:
     """The main job, (protocol, mutant, scenario) each: every protocol on its
-    default scenarios and the papers' larger figures, every mutant on its own."""
+    default scenarios and the larger scenarios of FIGURES, every mutant on its own."""
     return ([(p, None, sc) for p, scs in DEFAULTS.items() for sc in scs]
             + [(p, None, sc) for p, scs in FIGURES.items() for sc in scs]
             + [(m.protocol, name, scenario_for_mutant(name)) for name, m in MUTANTS.items()])

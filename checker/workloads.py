@@ -212,6 +212,17 @@ def pairs(n: int = 4, nodes: int = 2) -> Workload:
                     labels={(0, 1, 0): "m1", (1, 2, 0): "m2"})
 
 
+def pair_and_one(n: int = 3, nodes: int = 2) -> Workload:
+    """`pairs` with the second set cut to one process, S1 = {P0, P1} and S2 = {P2}:
+    internal m1 (P0 to P1), outgoing m2 (P1 to P2), a checkpoint site in each set
+    (Bouteiller et al. 2013 §3.3, Theorem 1). Small enough unreduced for TLC,
+    where `pairs` with its two checkpoint waves is not (more than 3.4 million states)."""
+    progs = ((send(1), SITE), (recv(0), send(2)), (recv(1), SITE))
+    return Workload("pair_and_one", progs, DETERMINISTIC, (0, 0, 1),
+                    "a set of two and a set of one: an internal message, then an outgoing one",
+                    labels={(0, 1, 0): "m1", (1, 2, 0): "m2"})
+
+
 def sd_ack(n: int = 3, nodes: int = 2) -> Workload:
     """Group {P0, P1} checkpoints while P2, in the other group, sends m1 and m2
     to P1: m1 may arrive between P1's checkpoint and the group's commit, m2
@@ -431,7 +442,7 @@ def testany(n: int = 3, nodes: int = 3) -> Workload:
 WORKLOADS: dict[str, Callable[..., Workload]] = {
     "ring": ring, "exchange": exchange, "any_source_race": any_source_race, "reduce": reduce,
     "master_worker": master_worker, "pingpong": pingpong, "fig1": fig1, "fig2": fig2, "theorem2": theorem2,
-    "pairs": pairs,
+    "pairs": pairs, "pair_and_one": pair_and_one,
     "sd_fig2": sd_fig2, "sd_phases": sd_phases, "sd_burst": sd_burst,
     "c3_epochs": c3_epochs, "c3_collectives": c3_collectives,
     "c3_two_epochs": c3_two_epochs, "c3_any_source": c3_any_source, "c3_two_late": c3_two_late,
@@ -439,7 +450,7 @@ WORKLOADS: dict[str, Callable[..., Workload]] = {
     "c3_resuppress": c3_resuppress,
     "fig46": fig46, "testany": testany, "wildcard_race": wildcard_race,
 }
-FIXED = {"fig1", "fig2", "theorem2", "pairs",  # fixed size and placement: a paper's figure, one rule's case
+FIXED = {"fig1", "fig2", "theorem2", "pairs", "pair_and_one",  # fixed size and placement: a paper's figure, one rule's case
          "sd_fig2", "sd_phases", "sd_burst",
          "c3_epochs", "c3_collectives", "c3_any_source", "c3_two_epochs", "c3_two_late",
          "c3_same_sender", "c3_bcast_root", "c3_resuppress",

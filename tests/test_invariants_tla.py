@@ -4,10 +4,16 @@ explicit explorer without reductions on the Python protocols.
 On every default scenario and registered mutant of each specified protocol:
 the same verdict and the same violated property, and the same state graph —
 equal distinct states, and TLC's states generated = rrcheck's transitions + 1
-(TLC counts the initial state as generated). A violation stops each engine
-at a point that depends on its search order, so for a mutant the whole state
-graph is compared with the invariants off. Every TLC counterexample replays on
-the Python protocol with the same property.
+(TLC counts the initial state as generated). Both engines are also held to
+the model's row of specs/manifest.json, the table README and specs/README.md
+print. A violation stops each engine at a point that depends on its search
+order, so for a mutant the whole state graph is compared with the invariants
+off. Every TLC counterexample replays on the Python model with the same
+property.
+
+Models above QUICK states form the marker `catalogue` (the whole catalogue's
+agreement, about N minutes on 2 cores: `pytest -m catalogue`, which CI runs after
+README's test command); the rest run in README's test command.
 """
 from __future__ import annotations
 
@@ -29,21 +35,17 @@ try:
 except TlcMissing as e:  # pragma: no cover
     pytest.skip(str(e), allow_module_level=True)
 
-pytestmark = pytest.mark.xdist_group("tlc")
-
-# A model of more than QUICK states (specs/manifest.json) runs with -m slow:
-# TLC and the explorer each take more than half a minute on a shared machine.
+# A model of more than QUICK states (specs/manifest.json) is in the catalogue run:
+# TLC and the explorer each take up to a minute or two on a shared machine.
 QUICK = 5_000
+CATALOGUE = (pytest.mark.slow, pytest.mark.catalogue)
 MODELS = {(r["protocol"], r["mutant"], r["scenario"]): r
           for r in json.loads((Path(__file__).resolve().parents[1] / "specs" / "manifest.json").read_text())["models"]}
 
 
-def sized(protocol, scenario, mutant, *values, suffix=""):
+def sized(protocol, scenario, mutant, *values, suffix="", big=CATALOGUE):
     row = MODELS.get((protocol, mutant, scenario.label()), {})
-    if row.get("not_checked"):
-        mark = pytest.mark.skip(reason=row["not_checked"])
-    else:
-        mark = pytest.mark.slow if (row.get("rrcheck_no_reduce", {}).get("states") or QUICK + 1) > QUICK else ()
+    mark = big if (row.get("rrcheck_no_reduce", {}).get("states") or QUICK + 1) > QUICK else ()
     return pytest.param(*values, marks=mark, id=(mutant or f"{protocol}-{scenario.label()}") + suffix)
 
 
@@ -51,7 +53,7 @@ DEFAULT = [sized(p, sc, None, p, sc) for p in SPECIFIED for sc in DEFAULTS[p]]
 # model-level mutants change the Python model's rules, which the specs' system model states on its own
 MUTANT = [sized(m.protocol, MUTANT_SCENARIOS[name], name, name) for name, m in MUTANTS.items()
           if m.protocol in SPECIFIED and not m.model]
-PROPERTY_ALONE = [sized(m.protocol, MUTANT_SCENARIOS[name], name, name, prop, suffix=f"-{prop}")
+PROPERTY_ALONE = [sized(m.protocol, MUTANT_SCENARIOS[name], name, name, prop, suffix=f"-{prop}", big=pytest.mark.slow)
                   for name, m in MUTANTS.items() if m.protocol in SPECIFIED and not m.model for prop in m.catches]
 # beyond the defaults: other workloads, sizes and bounds
 MORE = [("coordinated", Scenario("exchange", 3, 3, crash_kinds=("process",), checkpoints=0)),
@@ -76,7 +78,7 @@ def graph(protocol, scenario, mutant=None) -> tuple[int, int]:
     return len(seen), transitions
 
 
-def agree(protocol, scenario):
+def agree(protocol, scenario, row=None):
     py = run_check(protocol, scenario, reduce=False).result
     tlc = run_tla(protocol, scenario)
     assert tlc.verdict == py.verdict, tlc.message
@@ -84,11 +86,14 @@ def agree(protocol, scenario):
     assert tlc.states == py.states
     assert tlc.generated == py.transitions + 1
     assert tlc.depth == py.depth
+    if row is not None:
+        assert (row["result"], row["property"]) == (tlc.verdict, tlc.property)
+        assert (row["distinct_states"], row["states_generated"]) == (tlc.states, tlc.generated)
 
 
 @pytest.mark.parametrize("protocol,scenario", DEFAULT)
 def test_invariants_tla_default_scenarios_agree(protocol, scenario):
-    agree(protocol, scenario)
+    agree(protocol, scenario, MODELS[(protocol, None, scenario.label())])
 
 
 @pytest.mark.slow
@@ -110,7 +115,8 @@ def test_invariants_tla_mutants_caught_alike(name, tmp_path):
     py = run_check(m.protocol, scenario, name, reduce=False).result
     tlc = run_tla(m.protocol, scenario, name, out=tmp_path)
     assert tlc.verdict == py.verdict == "violation"
-    assert tlc.property == py.violation.property and tlc.property in m.catches
+    assert tlc.property == py.violation.property == MODELS[(m.protocol, name, scenario.label())]["property"]
+    assert tlc.property in m.catches
     # the TLC trace, mapped onto the Python model, reproduces the property
     assert tlc.reproduced
     rep = T.replay(T.load(tlc.counterexample))

@@ -10,10 +10,10 @@ from rrcheck.checker.check import default_plan, run_check
 from rrcheck.checker.classify import failure_free
 from rrcheck.checker.invariants import Judge
 from rrcheck.checker.parallel import _balance, explore_parallel
-from rrcheck.checker.scenarios import DEFAULTS, make_system, scenario_for_mutant
+from rrcheck.checker.scenarios import DEFAULTS, TWO_BY_TWO, make_system, scenario_for_mutant
 
 # default scenarios above ~25,000 reduced states: the whole catalogue runs under -m slow
-LARGE = {("correlated-set", "pairs n=4/2nodes f=1 c=1@sites node"), ("sbml", "ring n=2/2nodes f=1 c=1"),
+LARGE = {("correlated-set", TWO_BY_TWO.label()), ("sbml", "ring n=2/2nodes f=1 c=1"),
          ("hmpl", "wildcard_race n=3/3nodes f=1 c=0 process"), ("hmpl", "ring n=2/2nodes f=1 c=1"),
          ("rbml", "master_worker n=2/2nodes f=1 c=1 process"), ("send-deterministic", "sd_ack n=3/2nodes f=1 c=1 process"),
          ("hmpl", "fig46 n=4/4nodes f=1 c=0 process")}
@@ -62,7 +62,7 @@ def test_parallel_depth_and_state_bounds_are_reported_incomplete():
 
 
 def test_parallel_time_limit_stops_inside_a_generation():
-    sc = DEFAULTS["correlated-set"][2]  # 222,949 states, about 15 s on two workers
+    sc = TWO_BY_TWO  # 222,949 states, about 15 s on two workers
     r = run_check("correlated-set", sc, progress=False, workers=2, time_limit=1.0).result
     assert r.verdict == "incomplete" and "time limit" in r.reason and r.seconds < 6
 
