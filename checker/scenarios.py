@@ -150,7 +150,9 @@ SLOW: dict[str, tuple[Scenario, ...]] = {
     "app-level": (Scenario("c3_any_source", at_sites=True, crash_kinds=("process",),
                            note="the C3 slides: an ANY_SOURCE order replayed from the log, three processes"),
                   Scenario("c3_epochs", checkpoints=2, at_sites=True, crash_kinds=("process",)),
-                  Scenario("c3_collectives", checkpoints=2, at_sites=True, crash_kinds=("process",))),
+                  Scenario("c3_collectives", checkpoints=2, at_sites=True, crash_kinds=("process",)),
+                  Scenario("c3_site_in_replay", failures=2, checkpoints=2, at_sites=True, crash_kinds=("process",),
+                           note="the C3 slides: a checkpoint site inside the replay of the log before (the rule sweep)")),
 }
 
 # Larger scenarios the main job (rrcheck check --all) checks exhaustively, with its

@@ -379,6 +379,21 @@ def c3_resuppress(n: int = 2, nodes: int = 2) -> Workload:
                     "001, Handling Early Messages", labels={(0, 1, 0): "m1", (0, 1, 1): "m2"})
 
 
+def c3_site_in_replay(n: int = 2, nodes: int = 2) -> Workload:
+    """the C3 slides, "Mechanism: The Log" ("Log all non-deterministic events")
+    and "The Global View", with two failures: P1 checkpoints at its first site
+    and may pass its second one still logging, so its log holds the nondet
+    choice made after that site. After a failure rolls both back to line 1,
+    P0 takes its next checkpoint and P1 gets Chkpt_Ok while it replays that
+    log: its second site is then inside the replay. m1, received after the
+    nondet, gives P1 a logged event behind it, and a second failure rolls both
+    back to the next line."""
+    progs = ((SITE, SITE, send(1)), (SITE, SITE, nondet(2), recv(0)))
+    return Workload("c3_site_in_replay", progs, SEND_DETERMINISTIC, (0, 1),
+                    "Bronevetsky et al., C3: a checkpoint site reached while the log of the line before is replayed",
+                    "001, Mechanism: The Log", labels={(0, 1, 0): "m1"})
+
+
 def fig46(n: int = 4, nodes: int = 4) -> Workload:
     """Meyer 2014 §4.2.3, Fig. 4.6 (Meyer 2014 §4.2.3; reconstructed from the prose): the
     thesis' P1..P4 are P0..P3 here. P0 sends M1 and M2 to P1, which receives M1
@@ -447,13 +462,13 @@ WORKLOADS: dict[str, Callable[..., Workload]] = {
     "c3_epochs": c3_epochs, "c3_collectives": c3_collectives,
     "c3_two_epochs": c3_two_epochs, "c3_any_source": c3_any_source, "c3_two_late": c3_two_late,
     "c3_same_sender": c3_same_sender, "c3_bcast_root": c3_bcast_root,
-    "c3_resuppress": c3_resuppress,
+    "c3_resuppress": c3_resuppress, "c3_site_in_replay": c3_site_in_replay,
     "fig46": fig46, "testany": testany, "wildcard_race": wildcard_race,
 }
 FIXED = {"fig1", "fig2", "theorem2", "pairs", "pair_and_one",  # fixed size and placement: a paper's figure, one rule's case
          "sd_fig2", "sd_phases", "sd_burst",
          "c3_epochs", "c3_collectives", "c3_any_source", "c3_two_epochs", "c3_two_late",
-         "c3_same_sender", "c3_bcast_root", "c3_resuppress",
+         "c3_same_sender", "c3_bcast_root", "c3_resuppress", "c3_site_in_replay",
          "fig46", "testany", "wildcard_race"}
 
 
