@@ -394,6 +394,20 @@ def c3_site_in_replay(n: int = 2, nodes: int = 2) -> Workload:
                     "001, Mechanism: The Log", labels={(0, 1, 0): "m1"})
 
 
+def c3_ok_overtakes_stop(n: int = 3, nodes: int = 3) -> Workload:
+    """the C3 slides, "High-level view of our protocol (IV)" (Stop_logging),
+    "Additional Issues" (MPI allows non-FIFO communication) and "The Global
+    View": three processes with two sites each and no messages, so that the
+    initiator takes two checkpoints. Channels are unordered, so P0's Chkpt_Ok
+    for line 2 may reach P1 before its Stop_logging for line 1; P1 must then
+    close its log 1 (Chkpt_Ok implies Stop_logging), since P2, which may save
+    line 1 and not yet line 2, can fail and roll everyone back to line 1."""
+    progs = ((SITE, SITE), (SITE, SITE), (SITE, SITE))
+    return Workload("c3_ok_overtakes_stop", progs, DETERMINISTIC, (0, 1, 2),
+                    "Bronevetsky et al., C3: Chkpt_Ok of the next line overtakes Stop_logging of this one",
+                    "001, High-level view (IV)", fifo=False)
+
+
 def fig46(n: int = 4, nodes: int = 4) -> Workload:
     """Meyer 2014 §4.2.3, Fig. 4.6 (Meyer 2014 §4.2.3; reconstructed from the prose): the
     thesis' P1..P4 are P0..P3 here. P0 sends M1 and M2 to P1, which receives M1
@@ -463,12 +477,14 @@ WORKLOADS: dict[str, Callable[..., Workload]] = {
     "c3_two_epochs": c3_two_epochs, "c3_any_source": c3_any_source, "c3_two_late": c3_two_late,
     "c3_same_sender": c3_same_sender, "c3_bcast_root": c3_bcast_root,
     "c3_resuppress": c3_resuppress, "c3_site_in_replay": c3_site_in_replay,
+    "c3_ok_overtakes_stop": c3_ok_overtakes_stop,
     "fig46": fig46, "testany": testany, "wildcard_race": wildcard_race,
 }
 FIXED = {"fig1", "fig2", "theorem2", "pairs", "pair_and_one",  # fixed size and placement: a paper's figure, one rule's case
          "sd_fig2", "sd_phases", "sd_burst",
          "c3_epochs", "c3_collectives", "c3_any_source", "c3_two_epochs", "c3_two_late",
          "c3_same_sender", "c3_bcast_root", "c3_resuppress", "c3_site_in_replay",
+         "c3_ok_overtakes_stop",
          "fig46", "testany", "wildcard_race"}
 
 
