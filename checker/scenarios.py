@@ -113,6 +113,8 @@ DEFAULTS: dict[str, tuple[Scenario, ...]] = {
                  note="groups of two and one: a restart's end and a failure it learns late (the rule sweep)"),
         Scenario("sd_burst", failures=2, checkpoints=0, crash_kinds=("process",),
                  note="two failures, both groups restarting at once (Guermouche and Ropars 2011 §2.1, §3.2)"),
+        Scenario("ring", 2, 2, failures=2, checkpoints=1, crash_kinds=("process",),
+                 note="two failures and a group checkpoint: what a crash or rollback loses of a restart"),
     ),
     "app-level": (
         Scenario("c3_epochs", at_sites=True, crash_kinds=("process",),
