@@ -189,7 +189,7 @@ class Vol:
     PasEnvoyes: tuple = ()       # line 9: (dst, date, phase, msg)
     Redemarrage: frozenset = frozenset()  # line 4: groups restarting
     waiting: frozenset = frozenset()      # their restarting members, until FinRedemarrage (reading 6)
-    holds: tuple = ()            # reading 17: (P_k, the Maxdate of p's messages its restart restored)
+    holds: frozenset = frozenset()  # reading 17: (P_k, the Maxdate of p's messages its restart restored)
     Status: str = RUN            # line 48
     epoch: int = 0               # this group's restart epoch
     wave: int = 0                # group checkpoint in progress (reading 8)
@@ -555,7 +555,7 @@ class SendDeterministic(Protocol):
             # reading 16: p's restart is over; p_k's rollback may have lost its FinRedemarrage
             out.append(Send(Packet(p, k, "end", (vol.epoch,))))
         if self.resend_lost:  # reading 17: what k's restored state holds of p's messages
-            vol = replace(vol, holds=tuple(sorted({x for x in vol.holds if x[0] != k} | {(k, maxdate)})))
+            vol = replace(vol, holds=frozenset(x for x in vol.holds if x[0] != k) | {(k, maxdate)})
         rp = self.leader(ctx, k)
         if again:
             # reading 13: a restart told again: what p buffered for k
@@ -599,7 +599,7 @@ class SendDeterministic(Protocol):
                     for d, date, phase, m in vol.PasEnvoyes if d == k)
         if self.flush_empties_buffer:
             vol = replace(vol, PasEnvoyes=tuple(x for x in vol.PasEnvoyes if x[0] != k))
-        vol = replace(vol, waiting=vol.waiting - {k}, holds=tuple(x for x in vol.holds if x[0] != k))
+        vol = replace(vol, waiting=vol.waiting - {k}, holds=frozenset(x for x in vol.holds if x[0] != k))
         if not any(ctx.group_of[x] == g for x in vol.waiting):                   # line 64
             vol = replace(vol, Redemarrage=vol.Redemarrage - {g})
         return Step(vol, stab, out + ((Note("buffered_messages_flushed"),) if out else ()))
