@@ -113,6 +113,8 @@ DEFAULTS: dict[str, tuple[Scenario, ...]] = {
                  note="groups of two and one: a restart's end and a failure it learns late (the rule sweep)"),
         Scenario("sd_burst", failures=2, checkpoints=0, crash_kinds=("process",),
                  note="two failures, both groups restarting at once (Guermouche and Ropars 2011 §2.1, §3.2)"),
+        Scenario("ring", 2, 2, failures=2, checkpoints=1, crash_kinds=("process",),
+                 note="two failures and a group checkpoint: what a crash or rollback loses of a restart"),
     ),
     "app-level": (
         Scenario("c3_epochs", at_sites=True, crash_kinds=("process",),
@@ -178,6 +180,10 @@ MUTANT_SCENARIOS: dict[str, Scenario] = {
     # (ring scales, so the fuzzer's twice-as-large configuration lets failures overlap; sd_burst is fixed)
     "send-deterministic/second-restart-unanswered": Scenario("ring", 2, 2, failures=2, checkpoints=0,
                                                              crash_kinds=("process",)),
+    # two groups of one, a checkpoint each: a crash or rollback loses a buffered message, an orphan's
+    # re-reception or a restart's end, and a restart never ends
+    "send-deterministic/lost-on-rollback": Scenario("pingpong", 2, 2, failures=2, checkpoints=1,
+                                                    crash_kinds=("process",)),
     # one set of three: P1's token of the wave after P0's restart reaches P2 before P0's rollback notice
     "correlated-set/newer-epoch-token-dropped": Scenario("pingpong", 3, 1, crash_kinds=("process",)),
     "chandy-lamport/no-channel-recording": Scenario("ring", 2, 2),

@@ -141,6 +141,14 @@ MUTANTS: dict[str, Mutant] = {m.name: m for m in (
            "(reporter, restarting process) once; else the first restart waits forever for an orphan report",
            "Guermouche & Ropars 2011 §2.1 (several faults at once), §3.2 (a restart process per group), "
            "Fig. 5 lines 48–58, Fig. 6 lines 8–17", ("Termination",)),
+    Mutant("send-deterministic/lost-on-rollback", "send-deterministic", {"resend_lost": False},
+           "what a crash or rollback loses of another group's restart comes again: the checkpoint saves the "
+           "buffer of messages for a restarting group, a restarted process awaits the groups it knew restarting "
+           "and a finished restart tells its end again, an orphan re-sent is neither buffered nor dropped as "
+           "stale, a restart is told again with the date its re-execution reached; else, with two failures and "
+           "a group checkpoint, a buffered message or an orphan's re-reception is lost and a restart never ends",
+           "Guermouche & Ropars 2011 §2.1 (several faults at once), §3.2 (the buffer of new messages), "
+           "Fig. 5 lines 16, 37, 49–64", ("Termination",)),
     Mutant("app-level/no-late-logging", "app-level", {"log_late": False},
            "late messages are recorded at the receiver and replayed from the log on recovery",
            "Bronevetsky et al., C3, \"Late Messages\", \"Handling Late Messages\"",

@@ -115,12 +115,31 @@ is marked ``# reading:`` at its place):
    that group is known: that restart discarded it, its re-execution sends
    it again, and replayed early it would overtake its own causes.
 
-Limit: with a group checkpoint and two failures, rrcheck still finds
-deadlocks (ring n=2/2nodes f=2 c=1): a message buffered for a restarting
-group (line 16) when its sender's group checkpoints is in the saved log but
-not sent again after a rollback to that checkpoint (line 37 saves no
-``PasEnvoyes``), and an orphan the re-execution sent again can be lost with
-the crash of its receiver, whose restored state still holds it.
+16. Two failures and a group checkpoint (§2.1's several faults, §3.1's
+   checkpoints): line 37 saves ``PasEnvoyes`` too, since a message buffered
+   at line 16 is logged and dated in the image but was not sent; a rollback
+   restores that buffer less what was sent since (flushed, or handed to a
+   restart process at line 54). A crash loses ``Redemarrage`` (line 4) but
+   not the epochs of reading 7: the restarted process counts every group it
+   knows to have restarted as restarting, and buffers for it (line 16),
+   until told again; a process whose restart is over answers a restart
+   message with its ``FinRedemarrage`` again (lines 60–64), which the crash
+   or rollback of the restarting process lost.
+17. An orphan re-sent is not a new message (§3.2 buffers the *new* messages
+   of a process that has not failed): a message dated no later than the
+   ``RPP[j].Maxdate`` that its destination's restart message carried
+   (reading 3) is sent, not buffered, and a message the receiver's restored
+   state holds (line 21's date test fails) is an orphan re-received (line
+   33), not a stale one (reading 7), whatever epoch its sender knew. A
+   restarting process tells p_k of its restart again (reading 13) with the
+   ``Date`` its re-execution has reached: what it sent up to there is no
+   longer an orphan of line 56, and a copy lost with p_k's crash, whose
+   restored state holds the first one, would never be re-received.
+18. Reading 15 discards a logged message of an incarnation that a later
+   restart of its group replaced only if it is dated after the ``Date`` that
+   restart restored (the date its restart message carried, line 49, or the
+   one reading 17 tells again): the new incarnation's restored state has
+   sent it too, and will not send it again.
 """
 from __future__ import annotations
 
@@ -142,6 +161,7 @@ class Saved:
     Enregistres: tuple
     Phase: int
     Date: int
+    PasEnvoyes: tuple = ()       # reading 16: what the image logged and dated but did not send
 
 
 @dataclass(frozen=True, slots=True)
@@ -169,6 +189,7 @@ class Vol:
     PasEnvoyes: tuple = ()       # line 9: (dst, date, phase, msg)
     Redemarrage: frozenset = frozenset()  # line 4: groups restarting
     waiting: frozenset = frozenset()      # their restarting members, until FinRedemarrage (reading 6)
+    holds: frozenset = frozenset()  # reading 17: (P_k, the Maxdate of p's messages its restart restored)
     Status: str = RUN            # line 48
     epoch: int = 0               # this group's restart epoch
     wave: int = 0                # group checkpoint in progress (reading 8)
@@ -185,6 +206,7 @@ class Stab:
     waves: int = 0               # waves issued (leader)
     epoch: int = 0               # the group's epoch
     known: tuple = ()            # per group: its last restart epoch heard of (reading 7)
+    since: tuple = ()            # reading 18: per process, the Date its group's last restart restored
 
 
 def _set(t: tuple, i: int, v: Any) -> tuple:
@@ -204,7 +226,8 @@ class SendDeterministic(Protocol):
              "flush_empties_buffer": True,  # line 63: what is sent leaves PasEnvoyes
              "newer_mark_restarts": True,  # reading 11: a mark of a newer epoch implies the rollback
              "next_wave_commits": True,  # reading 12: a mark of the next wave implies this wave's commit
-             "concurrent_restarts": True}  # readings 13–15: restarts of two groups at once are answered
+             "concurrent_restarts": True,  # readings 13–15: restarts of two groups at once are answered
+             "resend_lost": True}  # readings 16–18: what a crash or rollback lost of a restart comes again
 
     # -- helpers ---------------------------------------------------------------
     def leader(self, ctx: Context, p: int) -> int:
@@ -216,7 +239,7 @@ class SendDeterministic(Protocol):
     def initial(self, ctx: Context, p: int) -> tuple[Vol, Stab]:
         saved = Saved(((0, ()),) * ctx.n, (), 1, 1)
         known = (0,) * (max(ctx.group_of) + 1)
-        return self._fresh(ctx, saved, RUN, 0), Stab(ckpts=((0, saved),), known=known)
+        return self._fresh(ctx, saved, RUN, 0), Stab(ckpts=((0, saved),), known=known, since=(1,) * ctx.n)
 
     def _fresh(self, ctx: Context, s: Saved, status: str, epoch: int, gc: bool = False) -> Vol:
         return Vol(s.Date, s.Phase, s.Enregistres, s.RPP, (gc,) * ctx.n, Status=status, epoch=epoch)
@@ -258,7 +281,10 @@ class SendDeterministic(Protocol):
             return Step(vol, stab, (Send(self._app(ctx, p, vol, stab, dst, date, vol.Phase, msg)),))
         # reading 1: the destination, date and phase are logged with the message
         vol = replace(vol, Enregistres=vol.Enregistres + ((dst, date, vol.Phase, msg),))   # lines 13–14
-        if self.restart_buffer and dst in vol.waiting:                                    # lines 15–16
+        # reading 17: Guermouche & Ropars 2011 §3.2 buffer *new* messages; one dst's restored
+        # state holds already is an orphan re-sent, and its re-reception ends dst's wait for it
+        resent = self.resend_lost and date <= dict(vol.holds).get(dst, 0)
+        if self.restart_buffer and dst in vol.waiting and not resent:                     # lines 15–16
             return Step(replace(vol, PasEnvoyes=vol.PasEnvoyes + ((dst, date, vol.Phase, msg),)), stab,
                         (Note("messages_buffered_during_restart"),))
         return Step(vol, stab, (Send(self._app(ctx, p, vol, stab, dst, date, vol.Phase, msg)),))  # line 18
@@ -279,7 +305,7 @@ class SendDeterministic(Protocol):
             e, date, phase, sender, *mine = pkt.hdr
             if e != vol.epoch or vol.Status != RESTART:
                 return Step(vol, stab, (Note("stale_dropped"),))
-            if mine and mine[0] < stab.known[ctx.group_of[sender]]:
+            if mine and self._discarded(ctx, stab, sender, date, mine[0]):
                 # reading 15: logged by an incarnation a later restart of its group discarded
                 return Step(vol, stab, (Note("stale_dropped"),))
             return self._receive(ctx, p, vol, stab, sender, date, phase, pkt.msg, (Note("replayed_messages"),),
@@ -306,7 +332,9 @@ class SendDeterministic(Protocol):
     def _app_packet(self, ctx: Context, p: int, vol: Vol, stab: Stab, pkt: Packet) -> Step:
         date, phase, _, epoch, line, src_epoch = pkt.hdr
         effects: tuple = ()
-        if epoch < vol.epoch and (self.group_rollback or not ctx.internal(p, pkt.src)):
+        held = (self.resend_lost and not ctx.internal(p, pkt.src)
+                and date <= vol.RPP[pkt.src][0])  # reading 17: p's restored state holds it
+        if epoch < vol.epoch and (self.group_rollback or not ctx.internal(p, pkt.src)) and not held:
             # sent before its sender heard of this group's restart (reading 7)
             return Step(vol, stab, (Note("stale_dropped"),))
         if epoch > vol.epoch and ctx.internal(p, pkt.src) and self.group_rollback:
@@ -420,7 +448,8 @@ class SendDeterministic(Protocol):
         w = vol.wave
         if not vol.taken and vol.marks >= peers:
             # every peer is silent towards p: its checkpoint, line 37
-            saved = Saved(vol.RPP, vol.Enregistres, vol.Phase, vol.Date)
+            saved = Saved(vol.RPP, vol.Enregistres, vol.Phase, vol.Date,
+                          vol.PasEnvoyes if self.resend_lost else ())  # reading 16
             stab = replace(stab, ckpts=stab.ckpts + ((w, saved),))
             vol = replace(vol, taken=True)
             out += (Checkpoint(w),)
@@ -444,8 +473,21 @@ class SendDeterministic(Protocol):
         if p == lead:
             return self._group_restart(ctx, p, None, stab, p)
         # a member restores its committed checkpoint and asks the leader to restart the group
-        vol = self._fresh(ctx, dict(stab.ckpts)[stab.line], AWAIT, stab.epoch)
+        saved = dict(stab.ckpts)[stab.line]
+        vol = self._after_crash(ctx, p, self._fresh(ctx, saved, AWAIT, stab.epoch), stab, saved)
         return Step(vol, stab, (Restore(stab.line), Send(Packet(p, lead, "failed", (stab.epoch,)))))
+
+    def _after_crash(self, ctx: Context, p: int, vol: Vol, stab: Stab, saved: Saved) -> Vol:
+        """Reading 16 (Guermouche & Ropars 2011 §2.1, §3.2, Fig. 5 lines 4, 37): a crash
+        loses which groups restart but not their epochs (reading 7), so p awaits the end
+        of each it knows to have restarted, with the buffer its image saved, until told
+        again: whatever it assumes, a group's restart ends or is told again."""
+        if not self.resend_lost:
+            return vol
+        dsts = frozenset(q for q in range(ctx.n) if not ctx.internal(p, q) and stab.known[ctx.group_of[q]])
+        dsts |= {x[0] for x in saved.PasEnvoyes}
+        return replace(vol, PasEnvoyes=saved.PasEnvoyes, waiting=dsts,
+                       Redemarrage=frozenset(ctx.group_of[q] for q in dsts))
 
     def _group_restart(self, ctx: Context, p: int, vol: Vol | None, stab: Stab, failed: int) -> Step:
         """At the leader: a new epoch; every P of the group (line 46) rolls back to
@@ -466,9 +508,14 @@ class SendDeterministic(Protocol):
     def _rollback(self, ctx: Context, p: int, vol: Vol | None, stab: Stab, e: int, line: int,
                   members: tuple) -> Step:
         """Lines 45–49 at one member: restore, Status ← Redemarrage, tell the other groups."""
-        vol2 = self._fresh(ctx, dict(stab.ckpts)[line], RESTART, e, gc=line > 0)
-        if vol is not None:  # what p knows of other groups' restarts is not rolled back
+        saved = dict(stab.ckpts)[line]
+        vol2 = self._fresh(ctx, saved, RESTART, e, gc=line > 0)
+        if vol is None:
+            vol2 = self._after_crash(ctx, p, vol2, stab, saved)
+        else:  # what p knows of other groups' restarts is not rolled back
             vol2 = replace(vol2, Redemarrage=vol.Redemarrage, waiting=vol.waiting, rp=vol.rp)
+            if self.resend_lost:  # reading 16: the image's buffer, less what was sent since
+                vol2 = replace(vol2, PasEnvoyes=tuple(x for x in saved.PasEnvoyes if x in vol.PasEnvoyes))
         stab = replace(stab, line=line, epoch=e)
         out: list = [Restore(line)]
         for q in range(ctx.n):
@@ -486,6 +533,9 @@ class SendDeterministic(Protocol):
             return Step(vol, stab, (Note("stale_dropped"),))
         out: list = []
         again = len(pkt.hdr) > 4  # reading 13: told again
+        if self.resend_lost:  # reading 18: the Date p_k restored (or re-executed since, reading 17)
+            stab = replace(stab, since=_set(stab.since, k, date_re if e > stab.known[g]
+                                            else max(date_re, stab.since[k])))
         if e > stab.known[g]:  # a new restart of group g: line 52
             stab = replace(stab, known=_set(stab.known, g, e))
             vol = replace(vol, Redemarrage=vol.Redemarrage | {g}, waiting=vol.waiting | frozenset(members))
@@ -498,7 +548,14 @@ class SendDeterministic(Protocol):
             # p_k rolled back and lost what it knew and said of p's restart, so p tells it again
             # (marked as told again, so that p_k does not answer with its own)
             saved = dict(stab.ckpts)[stab.line]
-            out.append(Send(Packet(p, k, "restart", (vol.epoch, saved.Date, saved.RPP[k][0], (p,), True))))
+            # reading 17: with the date the re-execution has reached, not the restored one
+            date = vol.Date if self.resend_lost else saved.Date
+            out.append(Send(Packet(p, k, "restart", (vol.epoch, date, saved.RPP[k][0], (p,), True))))
+        elif self.resend_lost and vol.Status == RUN and vol.epoch and not again:
+            # reading 16: p's restart is over; p_k's rollback may have lost its FinRedemarrage
+            out.append(Send(Packet(p, k, "end", (vol.epoch,))))
+        if self.resend_lost:  # reading 17: what k's restored state holds of p's messages
+            vol = replace(vol, holds=frozenset(x for x in vol.holds if x[0] != k) | {(k, maxdate)})
         rp = self.leader(ctx, k)
         if again:
             # reading 13: a restart told again: what p buffered for k
@@ -542,7 +599,7 @@ class SendDeterministic(Protocol):
                     for d, date, phase, m in vol.PasEnvoyes if d == k)
         if self.flush_empties_buffer:
             vol = replace(vol, PasEnvoyes=tuple(x for x in vol.PasEnvoyes if x[0] != k))
-        vol = replace(vol, waiting=vol.waiting - {k})
+        vol = replace(vol, waiting=vol.waiting - {k}, holds=frozenset(x for x in vol.holds if x[0] != k))
         if not any(ctx.group_of[x] == g for x in vol.waiting):                   # line 64
             vol = replace(vol, Redemarrage=vol.Redemarrage - {g})
         return Step(vol, stab, out + ((Note("buffered_messages_flushed"),) if out else ()))
@@ -555,7 +612,7 @@ class SendDeterministic(Protocol):
         if pkt.kind == "rp_log":                                                 # lines 5–6
             _, date, phase, *mine = pkt.hdr
             entry = (phase, pkt.msg.dst, date, pkt.src, pkt.msg, *mine)
-            if mine and (mine[0] < stab.known[ctx.group_of[pkt.src]] or entry in rp.Enregistres):
+            if mine and (self._discarded(ctx, stab, pkt.src, date, mine[0]) or entry in rp.Enregistres):
                 return Step(vol, stab, (Note("stale_dropped"),))  # reading 15, or taken already
             return Step(replace(vol, rp=replace(rp, Enregistres=rp.Enregistres + (entry,))), stab)
         if self.concurrent_restarts:
@@ -594,13 +651,18 @@ class SendDeterministic(Protocol):
         orphans = frozenset(o for o in rp.orphans if o[:2] != (j, k)) | {(j, k, d, ph) for d, ph in dated}
         return replace(rp, orphans=orphans, notified=rp.notified - before | {(j, k, epoch)})
 
+    def _discarded(self, ctx: Context, stab: Stab, k: int, date: int, epoch: int) -> bool:
+        """Reading 15: logged by an incarnation of k's group that a later restart
+        discarded; reading 18: unless the restored state of that restart has sent it."""
+        return epoch < stab.known[ctx.group_of[k]] and not (self.resend_lost and date <= stab.since[k])
+
     def _notification_phases(self, ctx: Context, p: int, vol: Vol, stab: Stab, rp: RestartProcess) -> Step:
         """Fig. 6 lines 19–24."""
         if self.concurrent_restarts:  # reading 14: NbOrphPhase[phase] > 0
             waiting = sorted({o[3] for o in rp.orphans})
             # reading 15: logged by an incarnation its group's restart discarded since
             rp = replace(rp, Enregistres=tuple(x for x in rp.Enregistres
-                                               if x[5] == stab.known[ctx.group_of[x[3]]]))
+                                               if not self._discarded(ctx, stab, x[3], x[2], x[5])))
         else:
             waiting = [ph for ph, c in rp.NbOrphPhase if c > 0]
         low = min(waiting) if waiting else None

@@ -111,12 +111,33 @@
 (*     line 22), nor taken, once a later restart of that group is known:   *)
 (*     that restart discarded it, its re-execution sends it again, and     *)
 (*     replayed early it would overtake its own causes.                    *)
-(* Limit (as the module's): with a group checkpoint and two failures       *)
-(* rrcheck still finds deadlocks (ring n=2/2nodes f=2 c=1): a message      *)
-(* buffered (line 16) when its sender's group checkpoints is not sent      *)
-(* again after a rollback to that checkpoint (line 37 saves no             *)
-(* PasEnvoyes), and an orphan the re-execution sent again can be lost with *)
-(* the crash of its receiver, whose restored state still holds it.         *)
+(* 16. Two failures and a group checkpoint (§2.1's several faults, §3.1's  *)
+(*     checkpoints): line 37 saves PasEnvoyes too, since a message         *)
+(*     buffered at line 16 is logged and dated in the image but was not    *)
+(*     sent; a rollback restores that buffer less what was sent since      *)
+(*     (flushed, or handed to a restart process at line 54). A crash loses *)
+(*     Redemarrage (line 4) but not the epochs of reading 7: the restarted *)
+(*     process counts every group it knows to have restarted as            *)
+(*     restarting, and buffers for it (line 16), until told again; a       *)
+(*     process whose restart is over answers a restart message with its    *)
+(*     FinRedemarrage again (lines 60-64), which the crash or rollback of  *)
+(*     the restarting process lost.                                        *)
+(* 17. An orphan re-sent is not a new message (§3.2 buffers the *new*      *)
+(*     messages of a process that has not failed): a message dated no      *)
+(*     later than the RPP[j].Maxdate that its destination's restart        *)
+(*     message carried (reading 3) is sent, not buffered, and a message    *)
+(*     the receiver's restored state holds (line 21's date test fails) is  *)
+(*     an orphan re-received (line 33), not a stale one (reading 7),       *)
+(*     whatever epoch its sender knew. A restarting process tells p_k of   *)
+(*     its restart again (reading 13) with the Date its re-execution has   *)
+(*     reached: what it sent up to there is no longer an orphan of line    *)
+(*     56, and a copy lost with p_k's crash, whose restored state holds    *)
+(*     the first one, would never be re-received.                          *)
+(* 18. Reading 15 discards a logged message of an incarnation that a later *)
+(*     restart of its group replaced only if it is dated after the Date    *)
+(*     that restart restored (the date its restart message carried, line   *)
+(*     49, or the one reading 17 tells again): the new incarnation's       *)
+(*     restored state has sent it too, and will not send it again.         *)
 (*                                                                         *)
 (* Knobs (CONSTANTS; each registered mutant sets one):                     *)
 (*   Phases          lines 22-27 (send-deterministic/no-phases)            *)
@@ -130,13 +151,14 @@
 (*   NextWaveCommits reading 12 (next-wave-mark-dropped sets it FALSE)     *)
 (*   ConcurrentRestarts readings 13-15 (second-restart-unanswered sets it  *)
 (*                   FALSE)                                                *)
+(*   ResendLost      readings 16-18 (lost-on-rollback sets it FALSE)       *)
 (***************************************************************************)
 EXTENDS Naturals, Integers, Sequences, FiniteSets, TLC, RRValues, AppEvents
 
 CONSTANTS N, Prog, NodeOf, GroupOf, Fifo, MaxFailures, MaxCheckpoints, CrashKinds,
           AtSites, NoFailureDuringRecovery
 CONSTANTS Phases, RestartBuffer, GcInclusive, GroupRollback, AckCheckpointed, FlushEmptiesBuffer,
-          NewerMarkRestarts, NextWaveCommits, ConcurrentRestarts
+          NewerMarkRestarts, NextWaveCommits, ConcurrentRestarts, ResendLost
 
 VARIABLES procs, wire, failures, failed
 vars == <<procs, wire, failures, failed>>
@@ -165,8 +187,10 @@ NoEpoch == -1     \* a replayed message carries no sender epoch (Python's None)
 
 ToEach(p, qs, kind, hdr) == Map(LAMBDA q : Send(Packet(p, q, kind, hdr, <<>>)), qs)
 
-\* Fig. 5 line 37: (ImagePs_i, RPP_i, Enregistres_i, Phase_i, Date_i); the image is the model's checkpoint
-SavedOf(vol) == [RPP |-> vol.RPP, Enregistres |-> vol.Enregistres, Phase |-> vol.Phase, Date |-> vol.Date]
+\* Fig. 5 line 37: (ImagePs_i, RPP_i, Enregistres_i, Phase_i, Date_i); the image is the model's checkpoint;
+\* reading 16: and PasEnvoyes, what the image logged and dated but did not send
+SavedOf(vol) == [RPP |-> vol.RPP, Enregistres |-> vol.Enregistres, Phase |-> vol.Phase, Date |-> vol.Date,
+                 PasEnvoyes |-> IF ResendLost THEN vol.PasEnvoyes ELSE <<>>]
 LastSaved(stab, cid) ==
     LET is == {i \in DOMAIN stab.ckpts : stab.ckpts[i][1] = cid} IN
     stab.ckpts[CHOOSE i \in is : \A j \in is : j <= i][2]
@@ -174,17 +198,22 @@ LastSaved(stab, cid) ==
 \* Fig. 5's local variables: Date and Phase (line 3), Enregistres (line 5:
 \* <<dst, date, phase, msg>>), RPP (line 6: per sender <<Maxdate, <<date, phase>>...>>),
 \* RamasseMiette (line 8), PasEnvoyes (line 9: <<dst, date, phase, msg>>),
-\* Redemarrage (line 4) and the restarting members waited for (reading 6)
+\* Redemarrage (line 4) and the restarting members waited for (reading 6);
+\* reading 17: holds, <<P_k, the Maxdate of p's messages its restart restored>>
 Fresh(s, status, epoch, gc) ==
     [Date |-> s.Date, Phase |-> s.Phase, Enregistres |-> s.Enregistres, RPP |-> s.RPP,
      RamasseMiette |-> [i \in 1..N |-> gc], PasEnvoyes |-> <<>>, Redemarrage |-> {}, waiting |-> {},
+     holds |-> {},
      Status |-> status, epoch |-> epoch, wave |-> 0, marks |-> {}, done |-> {}, taken |-> FALSE,
      rp |-> NoRP]
 
 ProtoInit(p) ==
-    LET s0 == [RPP |-> [i \in 1..N |-> <<0, <<>>>>], Enregistres |-> <<>>, Phase |-> 1, Date |-> 1] IN  \* line 3
+    LET s0 == [RPP |-> [i \in 1..N |-> <<0, <<>>>>], Enregistres |-> <<>>, Phase |-> 1, Date |-> 1,  \* line 3
+               PasEnvoyes |-> <<>>] IN
+    \* reading 18: since, per process, the Date its group's last restart restored
     <<Fresh(s0, RUN, 0, FALSE),
-      [ckpts |-> << <<0, s0>> >>, line |-> 0, waves |-> 0, epoch |-> 0, known |-> [i \in 1..NG |-> 0]]>>
+      [ckpts |-> << <<0, s0>> >>, line |-> 0, waves |-> 0, epoch |-> 0, known |-> [i \in 1..NG |-> 0],
+       since |-> [i \in 1..N |-> 1]]>>
 
 -----------------------------------------------------------------------------
 (* Application send: Fig. 5 lines 11-18                                    *)
@@ -205,8 +234,11 @@ OnSend(p, vol, stab, m) ==
         v == [vol EXCEPT !.Date = date]
         \* reading 1: the destination, date and phase are logged with the message
         lg == [v EXCEPT !.Enregistres = Append(@, <<dst, date, v.Phase, m>>)]   \* lines 13-14
+        \* reading 17: §3.2 buffers new messages; one dst's restored state holds already
+        \* is an orphan re-sent, and its re-reception ends dst's wait for it
+        resent == ResendLost /\ \E h \in lg.holds : h[1] = dst /\ date <= h[2]
     IN IF SameGroup(p, dst) THEN Step(v, stab, <<Send(App(p, v, stab, dst, date, v.Phase, m))>>)
-       ELSE IF RestartBuffer /\ dst \in lg.waiting                          \* lines 15-16
+       ELSE IF RestartBuffer /\ dst \in lg.waiting /\ ~resent              \* lines 15-16
        THEN Step([lg EXCEPT !.PasEnvoyes = Append(@, <<dst, date, lg.Phase, m>>)], stab,
                  <<Note("messages_buffered_during_restart")>>)
        ELSE Step(lg, stab, <<Send(App(p, lg, stab, dst, date, lg.Phase, m))>>)  \* line 18
@@ -314,13 +346,33 @@ OnWaveAt(p, vol, stab, pk, eff) ==
 -----------------------------------------------------------------------------
 (* Failure: lines 44-49                                                     *)
 
+\* Reading 16 (§2.1, §3.2, Fig. 5 lines 4, 37): a crash loses which groups
+\* restart but not their epochs (reading 7), so p awaits the end of each it
+\* knows to have restarted, with the buffer its image saved, until told again
+AfterCrash(p, vol, stab, saved) ==
+    IF ~ResendLost THEN vol
+    ELSE LET dsts == {q \in All \ Group(p) : At(stab.known, GroupOf[q]) # 0}
+                     \cup {saved.PasEnvoyes[i][1] : i \in DOMAIN saved.PasEnvoyes}
+         IN [vol EXCEPT !.PasEnvoyes = saved.PasEnvoyes, !.waiting = dsts,
+                        !.Redemarrage = {GroupOf[q] : q \in dsts}]
+
+\* Reading 15: logged by an incarnation of k's group that a later restart
+\* discarded; reading 18: unless the restored state of that restart has sent it
+Discarded(stab, k, date, epoch) ==
+    epoch < At(stab.known, GroupOf[k]) /\ ~(ResendLost /\ date <= At(stab.since, k))
+
 \* Lines 45-49 at one member: restore, Status <- Redemarrage, tell the other
 \* groups. hasVol: p was up (what p knows of other groups' restarts is not
 \* rolled back).
 Rollback(p, vol, hasVol, stab, e, line, members) ==
-    LET v0 == Fresh(LastSaved(stab, line), RESTART, e, line > 0)
-        v2 == IF hasVol THEN [v0 EXCEPT !.Redemarrage = vol.Redemarrage, !.waiting = vol.waiting, !.rp = vol.rp]
-              ELSE v0
+    LET saved == LastSaved(stab, line)
+        v0 == Fresh(saved, RESTART, e, line > 0)
+        v1 == IF hasVol THEN [v0 EXCEPT !.Redemarrage = vol.Redemarrage, !.waiting = vol.waiting, !.rp = vol.rp]
+              ELSE AfterCrash(p, v0, stab, saved)
+        \* reading 16: the image's buffer, less what was sent since
+        v2 == IF hasVol /\ ResendLost
+              THEN [v1 EXCEPT !.PasEnvoyes = SelectSeq(saved.PasEnvoyes, LAMBDA x : x \in Range(vol.PasEnvoyes))]
+              ELSE v1
     IN Step(v2, [stab EXCEPT !.line = line, !.epoch = e],
             <<Restore(line)>>
             \* reading 3: the restored Date, and what p had received from q at the line
@@ -337,7 +389,7 @@ NotificationPhases(p, vol, stab, rp0) ==
                      ELSE {rp0.NbOrphPhase[i][1] : i \in {j \in DOMAIN rp0.NbOrphPhase : rp0.NbOrphPhase[j][2] > 0}}
         \* reading 15: logged by an incarnation its group's restart discarded since
         rp == IF ConcurrentRestarts
-              THEN [rp0 EXCEPT !.Enregistres = SelectSeq(@, LAMBDA x : x[6] = At(stab.known, GroupOf[x[4]]))]
+              THEN [rp0 EXCEPT !.Enregistres = SelectSeq(@, LAMBDA x : ~Discarded(stab, x[4], x[3], x[6]))]
               ELSE rp0
         low == IF waitingPh = {} THEN 0 ELSE CHOOSE x \in waitingPh : \A y \in waitingPh : x <= y
         go == SortSeq(SelectSeq(rp.Enregistres, LAMBDA x : waitingPh = {} \/ x[1] <= low), Lex4Less)
@@ -373,7 +425,8 @@ GroupRestart(p, vol, hasVol, stab, failedP) ==
 OnRestart(p, stab) ==
     IF p = Leader(p) THEN GroupRestart(p, NoRP, FALSE, stab, p)
     \* a member restores its committed checkpoint and asks the leader to restart the group
-    ELSE Step(Fresh(LastSaved(stab, stab.line), AWAIT, stab.epoch, FALSE), stab,
+    ELSE Step(AfterCrash(p, Fresh(LastSaved(stab, stab.line), AWAIT, stab.epoch, FALSE), stab,
+                         LastSaved(stab, stab.line)), stab,
               <<Restore(stab.line), Send(Packet(p, Leader(p), "failed", <<stab.epoch>>, <<>>))>>)
 
 -----------------------------------------------------------------------------
@@ -384,7 +437,10 @@ OnRestartMsg(p, vol, stab, pk) ==
         g == GroupOf[k]
         again == Len(pk.hdr) > 4                                                 \* reading 13: told again
         new == e > At(stab.known, g)                                             \* line 52
-        st == IF new THEN [stab EXCEPT !.known = Set(@, g, e)] ELSE stab
+        \* reading 18: the Date p_k restored (or re-executed since, reading 17)
+        st0 == IF ResendLost THEN [stab EXCEPT !.since = Set(@, k, IF new THEN dateRe ELSE Max(dateRe, At(@, k)))]
+               ELSE stab
+        st == IF new THEN [st0 EXCEPT !.known = Set(@, g, e)] ELSE st0
         \* reading 13: p_k's restart is not over (its FinRedemarrage follows on this
         \* channel); p may have lost line 52 with its own rollback
         v1 == IF new THEN [vol EXCEPT !.Redemarrage = @ \cup {g}, !.waiting = @ \cup Range(members)]
@@ -393,13 +449,20 @@ OnRestartMsg(p, vol, stab, pk) ==
         \* reading 13 (§2.1, §3.2: several groups restart at once): p_k rolled back and
         \* lost what it knew and said of p's restart, so p tells it again
         saved == LastSaved(st, st.line)
+        \* reading 17: with the date the re-execution has reached, not the restored one
         told == IF ConcurrentRestarts /\ v1.Status = RESTART /\ ~again
-                THEN <<Send(Packet(p, k, "restart", <<v1.epoch, saved.Date, At(saved.RPP, k)[1], <<p>>, TRUE>>, <<>>))>>
+                THEN <<Send(Packet(p, k, "restart", <<v1.epoch, IF ResendLost THEN v1.Date ELSE saved.Date,
+                                                      At(saved.RPP, k)[1], <<p>>, TRUE>>, <<>>))>>
+                \* reading 16: p's restart is over; p_k's rollback may have lost its FinRedemarrage
+                ELSE IF ResendLost /\ v1.Status = RUN /\ v1.epoch # 0 /\ ~again
+                THEN <<Send(Packet(p, k, "end", <<v1.epoch>>, <<>>))>>
                 ELSE <<>>
+        \* reading 17: what k's restored state holds of p's messages
+        vh == IF ResendLost THEN [v1 EXCEPT !.holds = {h \in @ : h[1] # k} \cup {<<k, maxdate>>}] ELSE v1
         \* lines 53-54; what p buffered for k is logged too, so it goes with them;
         \* reading 13: told again, what p buffered for k since is flushed at k's FinRedemarrage
-        v2 == IF again THEN v1 ELSE [v1 EXCEPT !.PasEnvoyes = SelectSeq(@, LAMBDA x : x[1] # k)]
-        held == IF again THEN Range(v1.PasEnvoyes) ELSE {}
+        v2 == IF again THEN vh ELSE [vh EXCEPT !.PasEnvoyes = SelectSeq(@, LAMBDA x : x[1] # k)]
+        held == IF again THEN Range(vh.PasEnvoyes) ELSE {}
         logs == SelectSeq(v2.Enregistres, LAMBDA x : x[1] = k /\ x[2] > maxdate /\ x \notin held)
         mine == IF ConcurrentRestarts THEN <<v2.epoch>> ELSE <<>>   \* reading 15: the logging incarnation
         out == Map(LAMBDA x : Send(Packet(p, Leader(k), "rp_log", <<e, x[2], x[3]>> \o mine, <<x[4]>>)), logs)
@@ -426,7 +489,7 @@ OnEnd(p, vol, stab, pk) ==
              out == Map(LAMBDA x : Send(App(p, vol, stab, x[1], x[2], x[3], x[4])), fl)
              v0 == IF FlushEmptiesBuffer THEN [vol EXCEPT !.PasEnvoyes = SelectSeq(@, LAMBDA x : x[1] # k)]
                    ELSE vol                                                    \* line 63
-             v1 == [v0 EXCEPT !.waiting = @ \ {k}]
+             v1 == [v0 EXCEPT !.waiting = @ \ {k}, !.holds = {h \in @ : h[1] # k}]
              v2 == IF \E x \in v1.waiting : GroupOf[x] = g THEN v1
                    ELSE [v1 EXCEPT !.Redemarrage = @ \ {g}]                    \* line 64
          IN Step(v2, stab, out \o (IF fl # <<>> THEN <<Note("buffered_messages_flushed")>> ELSE <<>>))
@@ -466,7 +529,7 @@ RestartProcess(p, vol, stab, pk) ==
     ELSE IF pk.kind = "rp_log"                                        \* Fig. 6 lines 5-6
     THEN LET mine == Len(pk.hdr) > 3
              entry == <<pk.hdr[3], pk.msg[1].dst, pk.hdr[2], pk.src, pk.msg[1]>> \o (IF mine THEN <<pk.hdr[4]>> ELSE <<>>)
-         IN IF mine /\ (pk.hdr[4] < At(stab.known, GroupOf[pk.src]) \/ entry \in Range(rp.Enregistres))
+         IN IF mine /\ (Discarded(stab, pk.src, pk.hdr[2], pk.hdr[4]) \/ entry \in Range(rp.Enregistres))
             THEN Step(vol, stab, <<Note("stale_dropped")>>)            \* reading 15, or taken already
             ELSE Step([vol EXCEPT !.rp.Enregistres = Append(@, entry)], stab, <<>>)
     ELSE IF ConcurrentRestarts THEN CountOrphans(p, vol, stab, pk, rp)
@@ -492,7 +555,8 @@ OnWave(p, vol, stab, pk) ==
 AppPacket(p, vol, stab, pk) ==
     LET date == pk.hdr[1]  phase == pk.hdr[2]  epoch == pk.hdr[4]  line == pk.hdr[5]  srcEpoch == pk.hdr[6]
         internal == SameGroup(p, pk.src)
-    IN IF epoch < vol.epoch /\ (IF GroupRollback THEN TRUE ELSE ~internal)
+        held == ResendLost /\ ~internal /\ date <= At(vol.RPP, pk.src)[1]   \* reading 17: p's restored state holds it
+    IN IF epoch < vol.epoch /\ (IF GroupRollback THEN TRUE ELSE ~internal) /\ ~held
        \* sent before its sender heard of this group's restart (reading 7)
        THEN Step(vol, stab, <<Note("stale_dropped")>>)
        ELSE IF epoch > vol.epoch /\ internal /\ GroupRollback
@@ -508,7 +572,7 @@ OnPacket(p, vol, stab, pk) ==
       [] pk.kind = "replay" ->
            IF pk.hdr[1] # vol.epoch \/ vol.Status # RESTART THEN Step(vol, stab, <<Note("stale_dropped")>>)
            \* reading 15: logged by an incarnation a later restart of its group discarded
-           ELSE IF Len(pk.hdr) > 4 /\ pk.hdr[5] < At(stab.known, GroupOf[pk.hdr[4]])
+           ELSE IF Len(pk.hdr) > 4 /\ Discarded(stab, pk.hdr[4], pk.hdr[2], pk.hdr[5])
            THEN Step(vol, stab, <<Note("stale_dropped")>>)
            ELSE Receive(p, vol, stab, pk.hdr[4], pk.hdr[2], pk.hdr[3], pk.msg[1], <<Note("replayed_messages")>>, NoEpoch,
                         IF Len(pk.hdr) > 4 THEN pk.hdr[5] ELSE NoEpoch)

@@ -196,6 +196,28 @@ def test_invariants_send_deterministic_two_groups_restart_at_once(checked):
     assert bad.violation.values["recovering"] or bad.violation.values["blocked_at"]
 
 
+def test_invariants_send_deterministic_two_failures_with_a_group_checkpoint(checked):
+    """Readings 16–18 (Guermouche and Ropars 2011 §2.1: several faults at once;
+    §3.2: the buffer holds new messages; Fig. 5 lines 16, 37, 49–64): two groups
+    of one, a checkpoint each, two crashes. What a crash or rollback loses of
+    the other group's restart comes again (the buffer saved with the image, a
+    restart's end told again, an orphan re-sent taken as re-received, a restart
+    told again with the date its re-execution reached), and every restart ends,
+    on the ring and on sd_burst; without it (the mutant) a message buffered
+    before a checkpoint is lost with its sender's crash and a restart never ends."""
+    ring = next(s for s in DEFAULTS[SD] if s.failures == 2 and s.checkpoints == 1)
+    for sc in (ring, Scenario("sd_burst", failures=2, checkpoints=1, crash_kinds=("process",))):
+        r = checked(SD, sc).result
+        assert r.verdict == "pass", r.violation
+        w = r.witnesses
+        assert w["crashes"] > 0 and w["rollbacks_to_a_checkpoint"] > 0 and w["replayed_messages"] > 0
+        assert w["messages_buffered_during_restart"] > 0 and w["restarts_ended"] > 0
+    m = "send-deterministic/lost-on-rollback"
+    bad = checked(SD, MUTANT_SCENARIOS[m], m).result
+    assert bad.verdict == "violation" and bad.violation.property == "Termination"
+    assert bad.violation.values["recovering"] or bad.violation.values["blocked_at"]
+
+
 def test_invariants_send_deterministic_ack_names_the_committed_checkpoint(checked):
     """Reading 8 (Fig. 5 lines 29–31, 36–42): a message from the other group
     may arrive between a member's checkpoint and the commit; the next one's

@@ -42,7 +42,8 @@ SPECIFIED: dict[str, Spec] = {
         "phases": "Phases", "restart_buffer": "RestartBuffer", "gc_inclusive": "GcInclusive",
         "group_rollback": "GroupRollback", "ack_checkpointed": "AckCheckpointed",
         "flush_empties_buffer": "FlushEmptiesBuffer", "newer_mark_restarts": "NewerMarkRestarts",
-        "next_wave_commits": "NextWaveCommits", "concurrent_restarts": "ConcurrentRestarts"}),
+        "next_wave_commits": "NextWaveCommits", "concurrent_restarts": "ConcurrentRestarts",
+        "resend_lost": "ResendLost"}),
     "app-level": Spec("AppLevel", {}, {
         "log_late": "LogLate", "suppress_early": "SuppressEarly", "log_nondet": "LogNondet",
         "ready_after_late": "ReadyAfterLate", "stop_on_stopped_sender": "StopOnStoppedSender",
