@@ -54,3 +54,21 @@ def test_invariants_open_finding_sbml_node_crash_loses_an_rsn():
     rep = T.replay(cx)
     assert rep.violation is not None and rep.violation.property == "NoOrphan"
     assert T.differences(cx.violation, rep.violation) is None
+
+
+def test_invariants_open_finding_send_deterministic_checkpoint_holds_a_message_past_its_cause():
+    """An open finding, not a mutant: the correct send-deterministic protocol,
+    groups {P0, P1} and {P2}, one failure, one checkpoint wave. P1 checkpoints
+    on P0's mark and then sends o out of the group (only sends inside the group
+    wait for the wave); P2's m7, which follows o, reaches P0 before P0
+    checkpoints, so the group's line holds m7 while P1's line precedes o. After
+    P0's crash P0 delivers m7 before P1's re-execution sends o again
+    (CausalReplayOrder). Guermouche and Ropars 2011 §3 do not say whether a
+    group checkpoint must exclude such a path through another group; found on a
+    trial scenario of the rule sweep. When the model changes here, this test
+    says so."""
+    cx = T.load(CURATED / "findings" / "send-deterministic__checkpoint-holds-a-message-past-its-cause.json")
+    assert cx.protocol == "send-deterministic" and cx.mutant is None
+    rep = T.replay(cx)
+    assert rep.violation is not None and rep.violation.property == "CausalReplayOrder"
+    assert T.differences(cx.violation, rep.violation) is None
