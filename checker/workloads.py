@@ -279,6 +279,19 @@ def sd_burst(n: int = 2, nodes: int = 2) -> Workload:
                     "003 §3.2–3.3", labels={(0, 1, 0): "m1", (0, 1, 1): "m2"})
 
 
+def sd_orphan_path(n: int = 3, nodes: int = 2) -> Workload:
+    """Groups {P0, P1} and {P2}: P1's o to P2 becomes an orphan when P1's group
+    restarts, and P2's m7 to the group's leader P0 follows it. With two
+    failures a replay of m7 from an older restart can reach P0 after a newer
+    restart began, ahead of o sent again (Guermouche and Ropars 2011 Fig. 6
+    line 22: a replay of a restart that is over is dropped). With one failure
+    and a checkpoint it shows the open finding of docs/send-deterministic.md."""
+    progs = ((recv(2),), (send(2),), (recv(1), send(0)))
+    return Workload("sd_orphan_path", progs, DETERMINISTIC, (0, 0, 1),
+                    "an orphan of one group's restart, and a message that follows it back into the group",
+                    "Guermouche and Ropars 2011 Fig. 6", labels={(1, 2, 0): "o", (2, 0, 0): "m7"})
+
+
 def c3_epochs(n: int = 2, nodes: int = 2) -> Workload:
     """the C3 slides, "App-level difficulties" and "Possible Types of Messages": P0
     (the initiator) may checkpoint at its sites; P1 checkpoints at its next
@@ -472,7 +485,7 @@ WORKLOADS: dict[str, Callable[..., Workload]] = {
     "ring": ring, "exchange": exchange, "any_source_race": any_source_race, "reduce": reduce,
     "master_worker": master_worker, "pingpong": pingpong, "fig1": fig1, "fig2": fig2, "theorem2": theorem2,
     "pairs": pairs, "pair_and_one": pair_and_one,
-    "sd_fig2": sd_fig2, "sd_phases": sd_phases, "sd_burst": sd_burst,
+    "sd_fig2": sd_fig2, "sd_phases": sd_phases, "sd_burst": sd_burst, "sd_orphan_path": sd_orphan_path,
     "c3_epochs": c3_epochs, "c3_collectives": c3_collectives,
     "c3_two_epochs": c3_two_epochs, "c3_any_source": c3_any_source, "c3_two_late": c3_two_late,
     "c3_same_sender": c3_same_sender, "c3_bcast_root": c3_bcast_root,
@@ -481,7 +494,7 @@ WORKLOADS: dict[str, Callable[..., Workload]] = {
     "fig46": fig46, "testany": testany, "wildcard_race": wildcard_race,
 }
 FIXED = {"fig1", "fig2", "theorem2", "pairs", "pair_and_one",  # fixed size and placement: a paper's figure, one rule's case
-         "sd_fig2", "sd_phases", "sd_burst",
+         "sd_fig2", "sd_phases", "sd_burst", "sd_orphan_path",
          "c3_epochs", "c3_collectives", "c3_any_source", "c3_two_epochs", "c3_two_late",
          "c3_same_sender", "c3_bcast_root", "c3_resuppress", "c3_site_in_replay",
          "c3_ok_overtakes_stop",
