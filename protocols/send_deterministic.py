@@ -140,6 +140,11 @@ is marked ``# reading:`` at its place):
    restart restored (the date its restart message carried, line 49, or the
    one reading 17 tells again): the new incarnation's restored state has
    sent it too, and will not send it again.
+
+Limit: readings 13-18 hold for groups of one; with a group of two, two
+failures and a checkpoint (sd_phases f=2 c=1) a "told again" restart message
+names only its teller where line 52 adds the whole group, and two deadlocks
+lie behind that (docs/send-deterministic.md, the open finding).
 """
 from __future__ import annotations
 
