@@ -49,11 +49,7 @@ def test_invariants_open_finding_sbml_node_crash_loses_an_rsn():
     takes a receiver with a sender it received from after its checkpoint.
     Found by `rrcheck predict`; the 3-process default scenarios are too small
     to show it. When SBML's model changes here, this test says so."""
-    cx = T.load(CURATED / "findings" / "sbml__node-crash-loses-an-rsn.json")
-    assert cx.protocol == "sbml" and cx.mutant is None
-    rep = T.replay(cx)
-    assert rep.violation is not None and rep.violation.property == "NoOrphan"
-    assert T.differences(cx.violation, rep.violation) is None
+    _open_finding_replays("sbml__node-crash-loses-an-rsn.json", "sbml", "NoOrphan")
 
 
 def test_invariants_open_finding_send_deterministic_checkpoint_holds_a_message_past_its_cause():
@@ -67,11 +63,7 @@ def test_invariants_open_finding_send_deterministic_checkpoint_holds_a_message_p
     group checkpoint must exclude such a path through another group; found on a
     trial scenario of the rule sweep. When the model changes here, this test
     says so."""
-    cx = T.load(CURATED / "findings" / "send-deterministic__checkpoint-holds-a-message-past-its-cause.json")
-    assert cx.protocol == "send-deterministic" and cx.mutant is None
-    rep = T.replay(cx)
-    assert rep.violation is not None and rep.violation.property == "CausalReplayOrder"
-    assert T.differences(cx.violation, rep.violation) is None
+    _open_finding_replays("send-deterministic__checkpoint-holds-a-message-past-its-cause.json", "send-deterministic", "CausalReplayOrder")
 
 
 def test_invariants_open_finding_send_deterministic_told_again_names_only_the_teller():
@@ -85,8 +77,13 @@ def test_invariants_open_finding_send_deterministic_told_again_names_only_the_te
     delivers it before P0's re-execution sends m3 again (CausalReplayOrder).
     Two Termination deadlocks on the same scenario lie behind it. When the
     model changes here, this test says so."""
-    cx = T.load(CURATED / "findings" / "send-deterministic__told-again-names-only-the-teller.json")
-    assert cx.protocol == "send-deterministic" and cx.mutant is None
+    _open_finding_replays("send-deterministic__told-again-names-only-the-teller.json", "send-deterministic", "CausalReplayOrder")
+
+
+def _open_finding_replays(name: str, protocol: str, prop: str) -> None:
+    """A curated run of a correct protocol still breaks ``prop`` exactly as recorded."""
+    cx = T.load(CURATED / "findings" / name)
+    assert cx.protocol == protocol and cx.mutant is None
     rep = T.replay(cx)
-    assert rep.violation is not None and rep.violation.property == "CausalReplayOrder"
+    assert rep.violation is not None and rep.violation.property == prop
     assert T.differences(cx.violation, rep.violation) is None
