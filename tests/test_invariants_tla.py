@@ -12,7 +12,7 @@ off. Every TLC counterexample replays on the Python model with the same
 property.
 
 Models above QUICK states form the marker `catalogue` (the whole catalogue's
-agreement, about N minutes on 2 cores: `pytest -m catalogue`, which CI runs after
+agreement, about 16 minutes on 2 cores: `pytest -m catalogue`, which CI runs after
 README's test command); the rest run in README's test command.
 """
 from __future__ import annotations
