@@ -8,27 +8,15 @@ these functions only.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-
 from rrcheck.checker.workloads import mix
+from rrcheck.protocols.base import value
 
 
-@dataclass(frozen=True, slots=True, eq=False)
+@value
 class History:
     sent: tuple[tuple[int, ...], ...]                   # per destination: payloads, in send order
     delivered: tuple[tuple[tuple[int, int], ...], ...]  # per source: (k, payload), in delivery order
     order: int                                          # digest of the reception and choice sequence
-    _h: int = field(init=False, repr=False)
-
-    def __post_init__(self) -> None:
-        object.__setattr__(self, "_h", hash((self.sent, self.delivered, self.order)))
-
-    def __hash__(self) -> int:
-        return self._h
-
-    def __eq__(self, other) -> bool:
-        return self is other or (type(other) is History and self._h == other._h and self.sent == other.sent
-                                 and self.delivered == other.delivered and self.order == other.order)
 
     def delivered_ids(self, src: int) -> set[int]:
         return {k for k, _ in self.delivered[src]}

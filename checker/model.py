@@ -22,10 +22,10 @@ from typing import Any
 from rrcheck.checker import ghost as G
 from rrcheck.checker.workloads import M32, Workload, mix
 from rrcheck.protocols.base import (ANY, AppMsg, Checkpoint, Context, Deliver, Mail, Note,
-                            Packet, Protocol, Restore, Send, COLLECTIVES, coll_sources)
+                            Packet, Protocol, Restore, Send, COLLECTIVES, coll_sources, value)
 
 
-@dataclass(frozen=True, slots=True)
+@value
 class Image:
     """A checkpointed application: its state, its matching queue, and the ghost
     history the invariants compare against."""
@@ -131,6 +131,12 @@ MODEL_KNOBS = {
 }
 
 
+# actions that change one process (and the wire): step() reuses their outcome
+_LOCAL = frozenset({"step", "recv", "choose", "coll", "deliver", "internal", "restart"})
+_SEND = object()  # a packet sent, in a step's script
+_MEMO_LIMIT = 1 << 20  # entries per memo before it starts over (memory, not correctness)
+
+
 class System:
     """One scenario: a protocol on a workload under bounds. ``model``
     overrides :data:`MODEL_KNOBS` (model-level mutants only)."""
@@ -156,10 +162,19 @@ class System:
         self.ctx = Context(n, workload.node_of, tuple(groups), workload.fifo)
         self.n = n
         self.nodes = sorted(set(workload.node_of))
-        self._handled: tuple = (None, {})
+        self._local_steps: dict = {}
         # the index of the collective call at each pc (collectives are matched by it)
         self._coll_no = tuple(tuple(sum(1 for op in prog[:i] if op[0] == "coll") for i in range(len(prog) + 1))
                               for prog in self.progs)
+
+    @property
+    def bounds(self) -> Bounds:
+        return self._bounds
+
+    @bounds.setter
+    def bounds(self, b: Bounds) -> None:
+        self._bounds = b
+        self._local_acts = {}  # a process's enabled checkpoints depend on the bounds
 
     # -- initial state --------------------------------------------------------
     def initial(self) -> State:
@@ -185,44 +200,16 @@ class System:
         return bool(kinds) and any(pk.kind in kinds for ch in s.wire for pk in ch)
 
     def actions(self, s: State) -> list[tuple]:
-        proto, ctx, n = self.protocol, self.ctx, self.n
         acts: list[tuple] = []
+        memo = self._local_acts
         for p, pr in enumerate(s.procs):
-            if not pr.alive:
-                acts.append(("restart", p))
-                continue
-            prog = self.progs[p]
-            if pr.pc < len(prog):
-                op = prog[pr.pc]
-                kind = op[0]
-                if kind == "send" or kind == "reply":
-                    dst = op[1] if kind == "send" else pr.last_src
-                    if proto.may_send(ctx, p, pr.vol, dst):
-                        acts.append(("step", p))
-                elif kind == "recv":
-                    seen: set[int] = set()
-                    for i, mail in enumerate(pr.mailbox):
-                        m = mail.msg
-                        if m.src in seen:  # MPI non-overtaking: first from each source
-                            continue
-                        if (op[1] == ANY or op[1] == m.src) and (op[2] == ANY or op[2] == m.tag):
-                            seen.add(m.src)
-                            if proto.may_match(ctx, p, pr.vol, mail):
-                                acts.append(("recv", p, i))
-                elif kind == "nondet":
-                    for c in range(op[1]):
-                        if proto.may_choose(ctx, p, pr.vol, op[1], c):
-                            acts.append(("choose", p, c))
-                elif kind == "coll":
-                    if proto.coll_local(ctx, p, pr.vol, op) is not None:
-                        acts.append(("coll", p))
-                else:  # site
-                    acts.append(("step", p))
-            may_ckpt = pr.ckpts < self.bounds.checkpoints and (
-                not (self.bounds.checkpoint_at_sites or proto.at_sites)
-                or (pr.pc < len(prog) and prog[pr.pc][0] == "site"))
-            for label in proto.internal(ctx, p, pr.vol, pr.stab, may_ckpt):
-                acts.append(("internal", p, label))
+            mine = memo.get((p, pr))
+            if mine is None:
+                if len(memo) >= _MEMO_LIMIT:
+                    memo.clear()
+                mine = memo[(p, pr)] = self._actions_of(p, pr)
+            acts.extend(mine)
+        proto, ctx, n = self.protocol, self.ctx, self.n
         j = self._joint_collective(s)
         if j is not None:
             acts.append(("coll_all", j))
@@ -249,6 +236,47 @@ class System:
                     if len(alive) >= 2 or (len(alive) == 1 and "process" not in self.bounds.crash_kinds):
                         acts.append(("crash_node", node))
         return acts
+
+    def _actions_of(self, p: int, pr: Proc) -> tuple:
+        """The actions process p enables on its own: they depend on its local
+        state only, so :meth:`actions` reuses them across global states."""
+        if not pr.alive:
+            return (("restart", p),)
+        proto, ctx = self.protocol, self.ctx
+        acts: list[tuple] = []
+        prog = self.progs[p]
+        if pr.pc < len(prog):
+            op = prog[pr.pc]
+            kind = op[0]
+            if kind == "send" or kind == "reply":
+                dst = op[1] if kind == "send" else pr.last_src
+                if proto.may_send(ctx, p, pr.vol, dst):
+                    acts.append(("step", p))
+            elif kind == "recv":
+                seen: set[int] = set()
+                for i, mail in enumerate(pr.mailbox):
+                    m = mail.msg
+                    if m.src in seen:  # MPI non-overtaking: first from each source
+                        continue
+                    if (op[1] == ANY or op[1] == m.src) and (op[2] == ANY or op[2] == m.tag):
+                        seen.add(m.src)
+                        if proto.may_match(ctx, p, pr.vol, mail):
+                            acts.append(("recv", p, i))
+            elif kind == "nondet":
+                for c in range(op[1]):
+                    if proto.may_choose(ctx, p, pr.vol, op[1], c):
+                        acts.append(("choose", p, c))
+            elif kind == "coll":
+                if proto.coll_local(ctx, p, pr.vol, op) is not None:
+                    acts.append(("coll", p))
+            else:  # site
+                acts.append(("step", p))
+        may_ckpt = pr.ckpts < self.bounds.checkpoints and (
+            not (self.bounds.checkpoint_at_sites or proto.at_sites)
+            or (pr.pc < len(prog) and prog[pr.pc][0] == "site"))
+        for label in proto.internal(ctx, p, pr.vol, pr.stab, may_ckpt):
+            acts.append(("internal", p, label))
+        return tuple(acts)
 
     def _at_coll(self, s: State, p: int) -> bool:
         pr, prog = s.procs[p], self.progs[p]
@@ -307,18 +335,11 @@ class System:
         packet: the receiver's state unchanged, nothing sent) commutes with
         every other action — no one else reads that packet, and a crash of the
         receiver drops it anyway — so it alone is a persistent set."""
-        n = self.n
-        memo: dict = {}
-        self._handled = (s, memo)  # step() reuses the handlers' results
         for a in acts:
-            if a[0] != "deliver":
-                continue
-            src, dst, i = a[1], a[2], a[3]
-            pr = s.procs[dst]
-            st = self.protocol.on_packet(self.ctx, dst, pr.vol, pr.stab, s.wire[src * n + dst][i])
-            memo[a] = st
-            if st.vol == pr.vol and st.stab == pr.stab and all(type(e) is Note for e in st.effects):
-                return a
+            if a[0] == "deliver":
+                _, pr2, script = self._local(s, a)
+                if pr2 == s.procs[a[2]] and all(o[0] == "note" for o in script):
+                    return a
         return None
 
     def _stubborn(self, s: State, acts: list[tuple]) -> list[tuple]:
@@ -390,16 +411,47 @@ class System:
     def step(self, s: State, a: tuple) -> tuple[State, list]:
         """The successor of ``s`` by enabled action ``a`` and the observations
         the invariants judge (checker/ghost.py)."""
-        kind = a[0]
-        procs = list(s.procs)
+        if a[0] not in _LOCAL:
+            return self._global_step(s, a)
+        p, pr2, script = self._local(s, a)
         wire = list(s.wire)
-        obs: list = []
-        proto, ctx, n = self.protocol, self.ctx, self.n
-        failures, failed = s.failures, s.failed
+        if a[0] == "deliver":
+            c = a[1] * self.n + p
+            wire[c] = wire[c][:a[3]] + wire[c][a[3] + 1:]
+        procs = list(s.procs)
+        procs[p] = pr2
+        obs = self._run(script, procs, wire)
+        return State(tuple(procs), tuple(wire), s.failures, s.failed), obs
 
+    def _local(self, s: State, a: tuple) -> tuple[int, Proc, tuple]:
+        """The actor of local action ``a``, its new state and its script (:meth:`_local_step`), memoized."""
+        if a[0] == "deliver":
+            p = a[2]
+            pk = s.wire[a[1] * self.n + p][a[3]]
+            key = (p, pk, s.procs[p])
+        else:
+            p, pk = a[1], None
+            key = (a, s.procs[p])
+        memo = self._local_steps
+        hit = memo.get(key)
+        if hit is None:
+            if len(memo) >= _MEMO_LIMIT:
+                memo.clear()
+            procs = list(s.procs)
+            script: list = []
+            self._local_step(procs, p, a, pk, script)
+            hit = memo[key] = (p, procs[p], tuple(script))
+        return hit
+
+    def _local_step(self, procs: list, p: int, a: tuple, pk, script: list) -> None:
+        """Process p's part of a local action: its new state in ``procs[p]``, and
+        in ``script`` the observations and the packets it sends, in order.
+        Both depend only on p's state, the action and the packet delivered, so
+        :meth:`step` reuses them wherever p meets that action again."""
+        kind = a[0]
+        proto, ctx = self.protocol, self.ctx
+        pr = procs[p]
         if kind == "step":
-            p = a[1]
-            pr = procs[p]
             op = self.progs[p][pr.pc]
             if op[0] == "site":
                 pr = pr.but(pc=pr.pc + 1)
@@ -411,42 +463,53 @@ class System:
                 payload = mix(pr.acc, pr.pc)
                 k = len(pr.ghost.sent[dst])
                 msg = AppMsg((p, dst, k), p, dst, tag, payload)
-                obs.append(("sent", p, dst, k, payload))
+                script.append(("sent", p, dst, k, payload))
                 pr = pr.but(pc=pr.pc + 1, ghost=G.record_send(pr.ghost, dst, payload))
                 procs[p] = pr
                 st = proto.on_send(ctx, p, pr.vol, pr.stab, msg)
-            self._apply(procs, wire, p, st, obs)
         elif kind == "recv":
-            p, i = a[1], a[2]
-            pr = procs[p]
+            i = a[2]
             mail = pr.mailbox[i]
             m = mail.msg
             op = self.progs[p][pr.pc]
-            combine = op[3]
-            acc = (pr.acc + m.payload) & M32 if combine == "sum" else mix(pr.acc, m.src, m.payload)
-            obs.append(("delivered", p, m.src, m.gid[2], m.payload, pr.ghost))
+            acc = (pr.acc + m.payload) & M32 if op[3] == "sum" else mix(pr.acc, m.src, m.payload)
+            script.append(("delivered", p, m.src, m.gid[2], m.payload, pr.ghost))
             pr = pr.but(pc=pr.pc + 1, acc=acc, last_src=m.src,
-                         mailbox=pr.mailbox[:i] + pr.mailbox[i + 1:],
-                         ghost=G.record_delivery(pr.ghost, m.src, m.gid[2], m.payload))
+                        mailbox=pr.mailbox[:i] + pr.mailbox[i + 1:],
+                        ghost=G.record_delivery(pr.ghost, m.src, m.gid[2], m.payload))
             procs[p] = pr
-            self._apply(procs, wire, p, proto.on_receive(ctx, p, pr.vol, pr.stab, mail, op[1], op[2]), obs)
+            st = proto.on_receive(ctx, p, pr.vol, pr.stab, mail, op[1], op[2])
         elif kind == "choose":
-            p, c = a[1], a[2]
-            pr = procs[p]
+            c = a[2]
             k = self.progs[p][pr.pc][1]
-            pr = pr.but(pc=pr.pc + 1, acc=mix(pr.acc, 0x6E64, c),
-                         ghost=G.record_choice(pr.ghost, c))
+            pr = pr.but(pc=pr.pc + 1, acc=mix(pr.acc, 0x6E64, c), ghost=G.record_choice(pr.ghost, c))
             procs[p] = pr
-            self._apply(procs, wire, p, proto.on_choose(ctx, p, pr.vol, pr.stab, k, c), obs)
+            st = proto.on_choose(ctx, p, pr.vol, pr.stab, k, c)
         elif kind == "coll":
-            p = a[1]
-            pr = procs[p]
             op = self.progs[p][pr.pc]
             inputs = proto.coll_local(ctx, p, pr.vol, op)
             procs[p] = pr.but(pc=pr.pc + 1, acc=_coll_acc(pr.acc, op, inputs))
-            obs.append(("collective", p, op, True))
-            self._apply(procs, wire, p, proto.on_collective(ctx, p, pr.vol, pr.stab, op, inputs, None), obs)
-        elif kind == "coll_all":
+            script.append(("collective", p, op, True))
+            st = proto.on_collective(ctx, p, pr.vol, pr.stab, op, inputs, None)
+        elif kind == "deliver":
+            st = proto.on_packet(ctx, p, pr.vol, pr.stab, pk)
+        elif kind == "internal":
+            st = proto.on_internal(ctx, p, pr.vol, pr.stab, a[2])
+        else:  # restart
+            procs[p] = pr.but(alive=True)
+            script.append(("restart", p))
+            st = proto.on_restart(ctx, p, pr.stab)
+        self._apply(procs, p, st, script)
+
+    def _global_step(self, s: State, a: tuple) -> tuple[State, list]:
+        """A collective completed together, or a crash: actions of several processes."""
+        kind = a[0]
+        procs = list(s.procs)
+        wire = list(s.wire)
+        script: list = []
+        proto, ctx, n = self.protocol, self.ctx, self.n
+        failures, failed = s.failures, s.failed
+        if kind == "coll_all":
             op = self.progs[0][s.procs[0].pc]
             headers = tuple(proto.coll_header(ctx, p, pr.vol) for p, pr in enumerate(s.procs))
             data = tuple(mix(pr.acc, pr.pc, 0xC011) for pr in s.procs)
@@ -454,21 +517,8 @@ class System:
                 pr = procs[p]
                 inputs = tuple(data[q] for q in coll_sources(op[1], op[2], p, n))
                 procs[p] = pr.but(pc=pr.pc + 1, acc=_coll_acc(pr.acc, op, inputs))
-                obs.append(("collective", p, op, False))
-                self._apply(procs, wire, p, proto.on_collective(ctx, p, pr.vol, pr.stab, op, inputs, headers), obs)
-        elif kind == "deliver":
-            src, dst, i = a[1], a[2], a[3]
-            c = src * n + dst
-            ch = wire[c]
-            pk = ch[i]
-            wire[c] = ch[:i] + ch[i + 1:]
-            pr = procs[dst]
-            st = self._handled[1].get(a) if self._handled[0] is s else None
-            self._apply(procs, wire, dst, st or proto.on_packet(ctx, dst, pr.vol, pr.stab, pk), obs)
-        elif kind == "internal":
-            p = a[1]
-            pr = procs[p]
-            self._apply(procs, wire, p, proto.on_internal(ctx, p, pr.vol, pr.stab, a[2]), obs)
+                script.append(("collective", p, op, False))
+                self._apply(procs, p, proto.on_collective(ctx, p, pr.vol, pr.stab, op, inputs, headers), script)
         elif kind == "crash" or kind == "crash_node":
             victims = [a[1]] if kind == "crash" else [
                 p for p in range(n) if ctx.node_of[p] == a[1] and procs[p].alive]
@@ -480,52 +530,58 @@ class System:
                 for q in range(n):  # messages addressed to the dead incarnation are lost
                     if self._drop_packets:
                         wire[q * n + p] = ()
-                obs.append(("crash", p, kind == "crash_node"))
-        elif kind == "restart":
-            p = a[1]
-            pr = procs[p]
-            procs[p] = pr.but(alive=True)
-            obs.append(("restart", p))
-            self._apply(procs, wire, p, proto.on_restart(ctx, p, pr.stab), obs)
+                script.append(("crash", p, kind == "crash_node"))
         else:
             raise ValueError(f"unknown action {a!r}")
+        obs = self._run(script, procs, wire)
         return State(tuple(procs), tuple(wire), failures, failed), obs
 
-    def _apply(self, procs: list, wire: list, p: int, st, obs: list) -> None:
-        """Execute the effects of one handler of process p, in order."""
+    def _run(self, script: tuple | list, procs: list, wire: list) -> list:
+        """Put a step's packets on the wire (a packet to a dead process is lost)
+        and return its observations."""
+        obs = []
         n = self.n
-        pr = procs[p].but(vol=st.vol, stab=st.stab)
-        for eff in st.effects:
-            t = type(eff)
-            if t is Send:
-                pk = eff.packet
-                if procs[pk.dst].alive or pk.dst == p:
+        for o in script:
+            if o[0] is _SEND:
+                pk = o[1]
+                if procs[pk.dst].alive or pk.dst == o[2]:
                     c = pk.src * n + pk.dst
                     wire[c] = wire[c] + (pk,)
                 else:
                     obs.append(("note", "packets_to_dead_process"))
+            else:
+                obs.append(o)
+        return obs
+
+    def _apply(self, procs: list, p: int, st, script: list) -> None:
+        """Execute the effects of one handler of process p, in order (its sends
+        go to ``script``, for :meth:`_run`)."""
+        pr = procs[p].but(vol=st.vol, stab=st.stab)
+        for eff in st.effects:
+            t = type(eff)
+            if t is Send:
+                script.append((_SEND, eff.packet, p))
             elif t is Deliver:
                 pr = pr.but(mailbox=pr.mailbox + (eff.mail,))
             elif t is Checkpoint:
                 imgs = tuple(x for x in pr.images if x[0] != eff.cid) + ((eff.cid, _image(pr)),)
-                obs.append(("checkpoint", p, eff.cid))
+                script.append(("checkpoint", p, eff.cid))
                 pr = pr.but(images=imgs, ckpts=pr.ckpts + 1)
             elif t is Restore:
                 img = dict(pr.images)[eff.cid]
-                obs.append(("restore", p, eff.cid, pr.ghost, img.ghost))
+                script.append(("restore", p, eff.cid, pr.ghost, img.ghost))
                 kept = () if self._drop_queue else tuple(m for m in pr.mailbox if m not in img.mailbox)
                 if self._restore_app:
                     # without the data, what the crash left is the program's initial data
                     acc = img.acc if self._image_data else mix(p)
                     pr = pr.but(pc=img.pc, acc=acc, last_src=img.last_src,
-                                 mailbox=img.mailbox + kept, ghost=img.ghost)
+                                mailbox=img.mailbox + kept, ghost=img.ghost)
                 else:
                     pr = pr.but(ghost=img.ghost)
             elif t is Note:
-                obs.append(("note", eff.name))
+                script.append(("note", eff.name))
             else:
                 raise TypeError(f"unknown effect {eff!r}")
-            procs[p] = pr
         procs[p] = pr
 
     # -- views for invariants --------------------------------------------------

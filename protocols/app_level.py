@@ -54,18 +54,17 @@ process still owes: see ``_owed``).
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
 from typing import Any
 
 from rrcheck.protocols.base import (AppMsg, Checkpoint, Context, Deliver, Mail, Note, Packet,
-                            Protocol, Restore, Send, Step, coll_sources)
+                            Protocol, Restore, Send, Step, replace, value, coll_sources)
 
 INITIATOR = 0
 COLL_CLASS = {"reduce": "single_receiver", "bcast": "single_sender", "alltoall": "all_to_all",
               "barrier": "barrier"}
 
 
-@dataclass(frozen=True, slots=True)
+@value
 class Log:
     """The log of one epoch ("Mechanism: The Log")."""
     late: tuple = ()    # late messages recorded at the receiver: (ID, AppMsg)
@@ -73,7 +72,7 @@ class Log:
                         # | ("coll", "local", inputs) | ("coll", "joint", ())
 
 
-@dataclass(frozen=True, slots=True)
+@value
 class Saved:
     """The protocol part of checkpoint k."""
     sent: tuple[int, ...]         # next message ID per destination
@@ -82,7 +81,7 @@ class Saved:
     suppress: tuple[frozenset, ...]  # per destination: re-sends still to suppress (see _owed)
 
 
-@dataclass(frozen=True, slots=True)
+@value
 class Vol:
     sent: tuple[int, ...]
     rcvd: tuple[frozenset, ...]
@@ -102,7 +101,7 @@ class Vol:
     held: tuple = ()              # Mail held back during the replay until the log reaches it
 
 
-@dataclass(frozen=True, slots=True)
+@value
 class Stab:
     ckpts: tuple               # (k, Saved)
     logs: tuple                # (k, Log): saved logs

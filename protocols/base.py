@@ -9,7 +9,8 @@ driver (the model checker or the MPI runtime) owns all of those.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
+from operator import attrgetter
 from typing import Any, ClassVar, Iterable, NamedTuple
 
 ANY = -1  # MPI_ANY_SOURCE / MPI_ANY_TAG
@@ -28,7 +29,42 @@ def coll_sources(kind: str, root: int, p: int, n: int) -> tuple[int, ...]:
     return tuple(q for q in range(n) if q != p)  # barrier, alltoall
 
 
-@dataclass(frozen=True, slots=True)
+def value(cls):
+    """A frozen, slotted dataclass that hashes itself once, on first use: states
+    are hashed at every visited-set lookup, and a successor shares most of its
+    parts with its parent (docs/design.md §5). The cached hash lives in a slot
+    of a subclass, so it is not a field: not compared, printed or saved."""
+    base = dataclass(frozen=True, slots=True)(cls)
+    names = tuple(f.name for f in fields(base))
+    parts = attrgetter(*names) if len(names) > 1 else (lambda o, get=attrgetter(*names): (get(o),))
+
+    def __hash__(self) -> int:
+        try:
+            return self._h
+        except AttributeError:
+            h = hash(parts(self))
+            object.__setattr__(self, "_h", h)
+            return h
+
+    return type(cls.__name__, (base,), {"__slots__": ("_h",), "__hash__": __hash__, "__doc__": cls.__doc__,
+                                        "__qualname__": cls.__qualname__, "__module__": cls.__module__})
+
+
+_INIT_FIELDS: dict[type, tuple[str, ...]] = {}
+
+
+def replace(obj, **changes):
+    """``dataclasses.replace`` for :func:`value` classes, without its per-call
+    look at the fields (protocol handlers call it on every step)."""
+    cls = type(obj)
+    names = _INIT_FIELDS.get(cls) or _INIT_FIELDS.setdefault(cls, tuple(f.name for f in fields(cls) if f.init))
+    new = cls(*[changes.pop(n) if n in changes else getattr(obj, n) for n in names])
+    if changes:
+        raise TypeError(f"{cls.__name__} has no field {', '.join(changes)}")
+    return new
+
+
+@value
 class AppMsg:
     """An application message. ``gid = (src, dst, k)`` names the k-th message
     ``src`` sent ``dst`` in its current history; it is ghost data for the
@@ -41,7 +77,7 @@ class AppMsg:
     payload: int
 
 
-@dataclass(frozen=True, slots=True)
+@value
 class Packet:
     """What crosses a channel: a protocol ``kind``, its piggybacked header and,
     for application traffic, the message it carries."""
@@ -53,7 +89,7 @@ class Packet:
     msg: AppMsg | None = None
 
 
-@dataclass(frozen=True, slots=True)
+@value
 class Mail:
     """A message handed to the MPI layer of its receiver, waiting to be matched
     by a receive; ``hdr`` is what the protocol keeps with it (e.g. its SSN)."""

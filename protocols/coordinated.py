@@ -20,16 +20,15 @@ newer epoch makes its receiver roll back first.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
 from typing import Any
 
 from rrcheck.protocols.base import (AppMsg, Checkpoint, Context, Deliver, Mail, Note, Packet,
-                            Protocol, Restore, Send, Step)
+                            Protocol, Restore, Send, Step, replace, value)
 
 COORDINATOR = 0
 
 
-@dataclass(frozen=True, slots=True)
+@value
 class Vol:
     epoch: tuple = (0, -1)
     wave: int = 0                      # wave in progress
@@ -39,7 +38,7 @@ class Vol:
     acks: frozenset = frozenset()      # coordinator: processes done with this wave
 
 
-@dataclass(frozen=True, slots=True)
+@value
 class Stab:
     epoch: tuple = (0, -1)
     line: int = 0                      # last committed wave: the recovery line

@@ -26,9 +26,8 @@ sets, pessimistic message logging goes on (protocols/logging.py):
 """
 from __future__ import annotations
 
-from dataclasses import replace
 
-from rrcheck.protocols.base import Checkpoint, Context, Note, Packet, Send, Step
+from rrcheck.protocols.base import Checkpoint, Context, Note, Packet, Send, Step, replace
 from rrcheck.protocols.logging import MessageLogging, Saved, Stab, Vol
 
 

@@ -19,15 +19,14 @@ defines it, the protocol registered as ``sbml``.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
 from typing import Any
 
 from rrcheck.protocols.base import (AppMsg, Checkpoint, Context, Deliver, Mail, Note, Packet,
-                            Protocol, Restore, Send, Step)
+                            Protocol, Restore, Send, Step, replace, value)
 from rrcheck.protocols.rbml import ReceiverBased
 
 
-@dataclass(frozen=True, slots=True)
+@value
 class Saved:
     """The protocol part of a checkpoint (Meyer 2014 §4.1.1: all but the RSN table)."""
 
@@ -37,7 +36,7 @@ class Saved:
     rsn: int               # receptions so far (reception sequence number)
 
 
-@dataclass(frozen=True, slots=True)
+@value
 class Vol:
     ssn: tuple[int, ...]
     log: tuple
@@ -54,7 +53,7 @@ class Vol:
     asked: frozenset = frozenset()  # processes asked for their logs at the last rollback
 
 
-@dataclass(frozen=True, slots=True)
+@value
 class Stab:
     events: tuple = ()         # the event log: determinants (RSN, source, SSN)
     ckpts: tuple = ()          # (cid, Saved)

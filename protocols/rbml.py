@@ -32,17 +32,16 @@ events of their own (``log_choices``).
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
 from functools import lru_cache
 from typing import Any
 
 from rrcheck.protocols.base import (ANY, AppMsg, Checkpoint, Context, Deliver, Mail, Note, Packet,
-                            Protocol, Restore, Send, Step)
+                            Protocol, Restore, Send, Step, replace, value)
 
 CHOICE = -1  # the "source" of a logged nondet outcome; its SSN field holds the outcome
 
 
-@dataclass(frozen=True, slots=True)
+@value
 class Saved:
     """What a checkpoint keeps of the FT layer (Meyer 2014 §4.1.1, §4.1.2: SSN and RSN), and
     the sender TB: RADIC checkpoints the whole process, the observer's buffers
@@ -58,7 +57,7 @@ class Saved:
     tb: tuple = ()
 
 
-@dataclass(frozen=True, slots=True)
+@value
 class Vol:
     ssn: tuple[int, ...]    # SSN: last SSN sent to each destination
     tssn: tuple[int, ...]   # Table of SSN: highest SSN taken from each source (duplicate check)
@@ -77,7 +76,7 @@ class Vol:
     unsent: tuple = ()      # log packets not yet forwarded to L2 (forward_at_reception off)
 
 
-@dataclass(frozen=True, slots=True)
+@value
 class Stab:
     ckpts: tuple = ()       # (cid, Saved), at the protector on another node
     line: int = 0

@@ -148,16 +148,15 @@ lie behind that (docs/send-deterministic.md, the open finding).
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
 from typing import Any
 
 from rrcheck.protocols.base import (AppMsg, Checkpoint, Context, Deliver, Mail, Note, Packet,
-                            Protocol, Restore, Send, Step)
+                            Protocol, Restore, Send, Step, replace, value)
 
 RUN, RESTART, AWAIT = "run", "restart", "await"
 
 
-@dataclass(frozen=True, slots=True)
+@value
 class Saved:
     """Fig. 5 line 37: (ImagePs_i, RPP_i, Enregistres_i, Phase_i, Date_i); the
     image itself is the model's checkpoint."""
@@ -169,7 +168,7 @@ class Saved:
     PasEnvoyes: tuple = ()       # reading 16: what the image logged and dated but did not send
 
 
-@dataclass(frozen=True, slots=True)
+@value
 class RestartProcess:
     """Fig. 6 local variables, for one restart (epoch) of one group."""
 
@@ -183,7 +182,7 @@ class RestartProcess:
     members: tuple = ()          # the processes that restart
 
 
-@dataclass(frozen=True, slots=True)
+@value
 class Vol:
     Date: int = 1                # Fig. 5 line 3
     Phase: int = 1               # line 3
@@ -204,7 +203,7 @@ class Vol:
     rp: RestartProcess | None = None
 
 
-@dataclass(frozen=True, slots=True)
+@value
 class Stab:
     ckpts: tuple = ()            # (cid, Saved)
     line: int = 0                # committed group checkpoint
