@@ -163,6 +163,8 @@ class System:
         self.n = n
         self.nodes = sorted(set(workload.node_of))
         self._local_steps: dict = {}
+        self._procs: dict = {}
+        self._collective = any(op[0] == "coll" for prog in self.progs for op in prog)
         # the index of the collective call at each pc (collectives are matched by it)
         self._coll_no = tuple(tuple(sum(1 for op in prog[:i] if op[0] == "coll") for i in range(len(prog) + 1))
                               for prog in self.progs)
@@ -184,7 +186,7 @@ class System:
             gh = G.empty(self.n)
             img = Image(0, mix(p), -1, (), gh)
             procs.append(Proc(True, 0, mix(p), -1, (), vol, stab, ((0, img),), 0, gh))
-        self._init = State(tuple(procs), tuple(() for _ in range(self.n * self.n)), 0, frozenset())
+        self._init = State(tuple(map(self._intern, procs)), tuple(() for _ in range(self.n * self.n)), 0, frozenset())
         return self._init
 
     # -- enabled actions -------------------------------------------------------
@@ -285,7 +287,7 @@ class System:
     def _joint_collective(self, s: State) -> int | None:
         """The index of the collective every process is calling now, if the
         protocol lets them complete it together (never split into messages)."""
-        if not all(pr.alive and self._at_coll(s, p) for p, pr in enumerate(s.procs)):
+        if not self._collective or not all(pr.alive and self._at_coll(s, p) for p, pr in enumerate(s.procs)):
             return None
         ops = {self.progs[p][pr.pc] for p, pr in enumerate(s.procs)}
         nos = {self._coll_no[p][pr.pc] for p, pr in enumerate(s.procs)}
@@ -437,10 +439,11 @@ class System:
         if hit is None:
             if len(memo) >= _MEMO_LIMIT:
                 memo.clear()
+                self._procs.clear()
             procs = list(s.procs)
             script: list = []
             self._local_step(procs, p, a, pk, script)
-            hit = memo[key] = (p, procs[p], tuple(script))
+            hit = memo[key] = (p, self._intern(procs[p]), tuple(script))
         return hit
 
     def _local_step(self, procs: list, p: int, a: tuple, pk, script: list) -> None:
@@ -534,7 +537,16 @@ class System:
         else:
             raise ValueError(f"unknown action {a!r}")
         obs = self._run(script, procs, wire)
-        return State(tuple(procs), tuple(wire), failures, failed), obs
+        return State(tuple(map(self._intern, procs)), tuple(wire), failures, failed), obs
+
+    def adopt(self, s: State) -> State:
+        """``s``, built in another process, made of this system's process states."""
+        return State(tuple(map(self._intern, s.procs)), s.wire, s.failures, s.failed)
+
+    def _intern(self, pr: Proc) -> Proc:
+        """One object per distinct process state, so that states compare their
+        processes by identity (the visited set compares every state found again)."""
+        return self._procs.setdefault(pr, pr)
 
     def _run(self, script: tuple | list, procs: list, wire: list) -> list:
         """Put a step's packets on the wire (a packet to a dead process is lost)

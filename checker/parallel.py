@@ -239,7 +239,7 @@ class _Worker:
             moves[k], todo = todo[len(todo) - count:], todo[:len(todo) - count]
         for _, batch in self._exchange("move", moves):
             if batch is not moves[self.i]:
-                todo.extend(batch)
+                todo.extend((r, system.adopt(s), d) for r, s, d in batch)
         todo.sort(key=lambda x: x[0])
         cand: dict = {}               # fingerprint -> (key, state, depth, parent's, action), smallest key
         viol = None
