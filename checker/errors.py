@@ -3,3 +3,13 @@
 
 class UsageError(Exception):
     """Bad input from the user: an unknown name, a malformed file, a missing tool."""
+
+
+class ModelError(Exception):
+    """A protocol model (or the system model) raised during a search: a bug in the
+    model, or a mutant that breaks one of its assertions, not bad input. ``events``
+    lead from the initial state to the action that raised (empty if unknown)."""
+
+    def __init__(self, message: str, events: list | None = None):
+        super().__init__(message)
+        self.events = events or []

@@ -15,6 +15,7 @@ from collections import deque
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 
+from rrcheck.checker.errors import ModelError, UsageError
 from rrcheck.checker.invariants import Judge, Violation
 
 CRASHES = ("crash", "crash_node")
@@ -95,15 +96,25 @@ def explore(system, judge: Judge, strategy: str = "bfs", max_states: int | None 
     of 64-bit fingerprints (:mod:`rrcheck.checker.parallel`);
     ``snapshots`` (:class:`rrcheck.checker.resume.Snapshots`) saves the BFS now and then, at a
     bound and on an interrupt, and continues a saved one."""
-    if workers > 1 or fingerprints:
-        from rrcheck.checker.parallel import explore_parallel
-        return explore_parallel(system, judge, workers, max_states, time_limit, progress, reduce)
-    if strategy == "random":
-        return _random(system, judge, seed, walks, time_limit, progress)
+    if workers > 1 or fingerprints or strategy == "random":
+        from rrcheck.checker.parallel import FingerprintCollision, explore_parallel
+        try:
+            if strategy == "random":
+                return _random(system, judge, seed, walks, time_limit, progress)
+            return explore_parallel(system, judge, workers, max_states, time_limit, progress, reduce)
+        except (UsageError, KeyboardInterrupt, ModelError, OSError, FingerprintCollision):
+            raise
+        except Exception as e:  # where is not known here: the one-worker BFS says
+            raise raised(e, []) from e
     if snapshots is not None and strategy != "bfs":
         raise ValueError("only a breadth-first search is saved and recovered")
     with _deferred_interrupts(snapshots is not None and snapshots.save_to is not None) as stop:
         return _search(system, judge, strategy, max_states, time_limit, progress, reduce, snapshots, stop)
+
+
+def raised(e: Exception, events: list) -> ModelError:
+    """What a search reports when the model raises ``e`` after ``events``."""
+    return ModelError(f"the model raised {type(e).__name__}: {e}", events)
 
 
 def _search(system, judge, strategy, max_states, time_limit, progress, reduce, snapshots, stop) -> Result:
@@ -130,55 +141,65 @@ def _search(system, judge, strategy, max_states, time_limit, progress, reduce, s
         frontier = deque([(init, 0)])
     pop = frontier.popleft if strategy == "bfs" else frontier.pop
     max_depth = system.bounds.depth
-    while frontier:
-        if snapshots is not None and (stop or snapshots.due()):
-            snapshots.save(parent, frontier, depth_of_max, judge, time.perf_counter() - t0)
-            if stop:
-                prog.close()
-                raise KeyboardInterrupt
-        s, d = pop()
-        depth_of_max = max(depth_of_max, d)
-        acts = system.actions(s)
-        if all(a[0] in CRASHES for a in acts):  # failures are not progress
-            v = judge.terminal(s)
-            if v:
-                return done("violation", v, _path(parent, s))
-        if d >= max_depth:
-            reason = f"depth bound {max_depth} reached"
-            continue
-        if reduce:
-            acts = system.reduce(s, acts)
-        for a in acts:
-            s2, obs = system.step(s, a)
-            v = judge.transition(s, a, s2, obs)
-            if v:
-                return done("violation", v, _path(parent, s) + [a])
-            new = s2 not in parent
-            if new:
-                parent[s2] = (s, a)
-                v = judge.state(s2)
-                if v:
-                    return done("violation", v, _path(parent, s2))
-                frontier.append((s2, d + 1))
-            if reduce and a[0] not in CRASHES:
-                for c in system.crashes_after(s, a, s2):
-                    s3, obs = system.step(s2, c)
-                    v = judge.transition(s2, c, s3, obs)
-                    if v:
-                        return done("violation", v, _path(parent, s2) + [c])
-                    if s3 not in parent:
-                        parent[s3] = (s2, c)
-                        v = judge.state(s3)
-                        if v:
-                            return done("violation", v, _path(parent, s3))
-                        frontier.append((s3, d + 2))
-        prog.tick(len(parent), len(frontier), d)
-        if max_states and len(parent) >= max_states or time_limit and time.perf_counter() - t0 > time_limit:
-            reason = (f"state bound {max_states:,} reached" if max_states and len(parent) >= max_states
-                      else f"time limit {time_limit:g} s reached")
-            if snapshots is not None:
+    s = a = c = None
+    try:
+        while frontier:
+            if snapshots is not None and (stop or snapshots.due()):
                 snapshots.save(parent, frontier, depth_of_max, judge, time.perf_counter() - t0)
-            return done("incomplete")
+                if stop:
+                    prog.close()
+                    raise KeyboardInterrupt
+            s, d = pop()
+            a = c = None  # the actions under way, for the report of a model that raises
+            depth_of_max = max(depth_of_max, d)
+            acts = system.actions(s)
+            if all(a[0] in CRASHES for a in acts):  # failures are not progress
+                v = judge.terminal(s)
+                if v:
+                    return done("violation", v, _path(parent, s))
+            if d >= max_depth:
+                reason = f"depth bound {max_depth} reached"
+                continue
+            if reduce:
+                acts = system.reduce(s, acts)
+            for a in acts:
+                c = None
+                s2, obs = system.step(s, a)
+                v = judge.transition(s, a, s2, obs)
+                if v:
+                    return done("violation", v, _path(parent, s) + [a])
+                new = s2 not in parent
+                if new:
+                    parent[s2] = (s, a)
+                    v = judge.state(s2)
+                    if v:
+                        return done("violation", v, _path(parent, s2))
+                    frontier.append((s2, d + 1))
+                if reduce and a[0] not in CRASHES:
+                    for c in system.crashes_after(s, a, s2):
+                        s3, obs = system.step(s2, c)
+                        v = judge.transition(s2, c, s3, obs)
+                        if v:
+                            return done("violation", v, _path(parent, s2) + [c])
+                        if s3 not in parent:
+                            parent[s3] = (s2, c)
+                            v = judge.state(s3)
+                            if v:
+                                return done("violation", v, _path(parent, s3))
+                            frontier.append((s3, d + 2))
+            prog.tick(len(parent), len(frontier), d)
+            if max_states and len(parent) >= max_states or time_limit and time.perf_counter() - t0 > time_limit:
+                reason = (f"state bound {max_states:,} reached" if max_states and len(parent) >= max_states
+                          else f"time limit {time_limit:g} s reached")
+                if snapshots is not None:
+                    snapshots.save(parent, frontier, depth_of_max, judge, time.perf_counter() - t0)
+                return done("incomplete")
+    except (UsageError, KeyboardInterrupt, ModelError, OSError):
+        raise
+    except Exception as e:
+        prog.close()
+        events = [] if s is None else _path(parent, s) + [x for x in (a, c) if x is not None]
+        raise raised(e, events) from e
     return done("incomplete" if reason else "pass")
 
 

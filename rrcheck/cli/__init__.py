@@ -12,10 +12,11 @@ violation or a surprise, 2 a usage error (one line on stderr), 3 incomplete,
 from __future__ import annotations
 
 import argparse
+import json
 import sys
 
 from rrcheck import __version__
-from rrcheck.checker.errors import UsageError
+from rrcheck.checker.errors import ModelError, UsageError
 
 
 class Parser(argparse.ArgumentParser):
@@ -58,6 +59,12 @@ def main(argv: list[str] | None = None) -> int:
     except UsageError as e:
         print(f"rrcheck: {e}", file=sys.stderr)
         return 2
+    except ModelError as e:
+        where = (f" after the events {json.dumps(e.events)}" if e.events else
+                 "; the breadth-first search on one worker says where")
+        print(f"rrcheck: {e}{where}: a bug in the model (or a mutant that breaks one of its assertions), "
+              "not in the input", file=sys.stderr)
+        return 1
     except KeyboardInterrupt:
         print("rrcheck: interrupted", file=sys.stderr)
         return 130
