@@ -439,7 +439,6 @@ class System:
         if hit is None:
             if len(memo) >= _MEMO_LIMIT:
                 memo.clear()
-                self._procs.clear()
             procs = list(s.procs)
             script: list = []
             self._local_step(procs, p, a, pk, script)
@@ -546,7 +545,10 @@ class System:
     def _intern(self, pr: Proc) -> Proc:
         """One object per distinct process state, so that states compare their
         processes by identity (the visited set compares every state found again)."""
-        return self._procs.setdefault(pr, pr)
+        table = self._procs
+        if len(table) >= _MEMO_LIMIT:
+            table.clear()
+        return table.setdefault(pr, pr)
 
     def _run(self, script: tuple | list, procs: list, wire: list) -> list:
         """Put a step's packets on the wire (a packet to a dead process is lost)
