@@ -199,7 +199,12 @@ class System:
             if not pr.alive or proto.recovering(ctx, p, pr.vol):
                 return True
         kinds = proto.RECOVERY_KINDS
-        return bool(kinds) and any(pk.kind in kinds for ch in s.wire for pk in ch)
+        if kinds:
+            for ch in s.wire:
+                for pk in ch:
+                    if pk.kind in kinds:
+                        return True
+        return False
 
     def actions(self, s: State) -> list[tuple]:
         acts: list[tuple] = []
@@ -212,7 +217,7 @@ class System:
                 mine = memo[(p, pr)] = self._actions_of(p, pr)
             acts.extend(mine)
         proto, ctx, n = self.protocol, self.ctx, self.n
-        j = self._joint_collective(s)
+        j = self._joint_collective(s) if self._collective else None
         if j is not None:
             acts.append(("coll_all", j))
         for c, ch in enumerate(s.wire):
@@ -287,7 +292,7 @@ class System:
     def _joint_collective(self, s: State) -> int | None:
         """The index of the collective every process is calling now, if the
         protocol lets them complete it together (never split into messages)."""
-        if not self._collective or not all(pr.alive and self._at_coll(s, p) for p, pr in enumerate(s.procs)):
+        if not all(pr.alive and self._at_coll(s, p) for p, pr in enumerate(s.procs)):
             return None
         ops = {self.progs[p][pr.pc] for p, pr in enumerate(s.procs)}
         nos = {self._coll_no[p][pr.pc] for p, pr in enumerate(s.procs)}

@@ -198,10 +198,11 @@ def search(protocol: str, lemma, mod, cti, mutant: str | None = None,
         return Reached(protocol, mutant, label, reached, complete, len(parent), time.process_time() - t0,
                        trace_to(parent, node) if node is not None else ())
 
-    for node, proj, parent in walk(mod, sysm):
+    for k, (node, proj, parent) in enumerate(walk(mod, sysm)):
         if proj is not None and isomorphic(lemma, target, proj, open_sorts):
             return done(True, False, node)
-        if len(parent) > max_states or time.process_time() - t0 > cpu_limit:
+        # the CPU clock is a system call: read it every 256 states
+        if len(parent) > max_states or k % 256 == 0 and time.process_time() - t0 > cpu_limit:
             return done(False, False)
     return done(False, True)
 
@@ -250,9 +251,10 @@ def failing_conjuncts(lemma, st: Structure) -> list[str]:
     if sv.check() == z3.unsat:  # the structure breaks an axiom: every conjunct would hold vacuously
         return ["axioms"]
     out = []
-    for name, conj in lemma.conjuncts:
-        sv = z3.Solver()
-        sv.add(*base, z3.Not(conj(rigid, state)))
+    for name, conj in lemma.conjuncts:  # the structure's facts are asserted once, each negated conjunct on top
+        sv.push()
+        sv.add(z3.Not(conj(rigid, state)))
         if sv.check() != z3.unsat:
             out.append(name)
+        sv.pop()
     return out
