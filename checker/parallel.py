@@ -188,7 +188,9 @@ def _witnesses(conns) -> dict:
 # -- a worker ----------------------------------------------------------------
 
 def _serve(i, n, system, judge, conn, inboxes, reduce) -> None:
-    signal.signal(signal.SIGINT, signal.SIG_IGN)  # the coordinator stops us
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # the coordinator stops us,
+    for sig in (signal.SIGTERM, signal.SIGHUP):     # or ends us quietly if we are busy
+        signal.signal(sig, signal.SIG_DFL)
     w = _Worker(i, n, system, judge, inboxes, reduce)
     while True:
         msg = conn.recv()

@@ -133,6 +133,8 @@ CASES = [
     ("check-out-is-file", ["check", "sbml", "--out", "f.txt"], text("f.txt", "keep"), 2, "not a directory"),
     ("check-out-under-file", ["check", "sbml", "--out", "f.txt/sub"], text("f.txt", "keep"), 2, "not a directory"),
     ("check-out-empty", ["check", "sbml", "--out", ""], nothing, 2, "--out"),
+    # a pseudo file system refuses even root, whom the permission bits let through
+    ("check-out-cannot-be-made", ["check", "sbml", "--out", "/proc/rrcheck-out"], nothing, 2, "cannot write there"),
     # --- workload files
     ("wl-not-toml", ["check", "sbml", "--workload", "w.toml"], text("w.toml", "determinism = ["), 2, "not TOML"),
     ("wl-binary", ["check", "sbml", "--workload", "w.toml"], text("w.toml", b"\xff\xfe\x00\x01"), 2, "binary"),
