@@ -58,33 +58,8 @@ def check_file(path: str | Path, what: str = "output") -> Path | str:
         raise UsageError(f"{what} {path}: {anc} is not a directory; choose another path")
     if not os.access(anc, os.W_OK | os.X_OK):
         raise UsageError(f"{what} {path}: cannot write in {anc} (permission denied); choose another path")
-    _probe(target, what, path)
+    _probe(target.parent, what, path)
     return p
-
-
-def _probe(target: Path, what: str, path) -> None:
-    """Make the directory and a file in it, then remove both: what the permission
-    bits do not tell (a root user, a read-only or pseudo file system) shows now."""
-    made: list[Path] = []
-    try:
-        missing = []
-        d = target
-        while not d.exists():
-            missing.append(d)
-            d = d.parent
-        for m in reversed(missing):
-            m.mkdir()
-            made.append(m)
-        with tempfile.TemporaryFile(dir=target):
-            pass
-    except OSError as e:
-        raise UsageError(f"{what} {path}: cannot write there ({e.strerror}); choose another path") from None
-    finally:
-        for m in reversed(made):
-            try:
-                m.rmdir()
-            except OSError:
-                pass
 
 
 def check_dir(path: str | Path, what: str = "--out") -> Path:
