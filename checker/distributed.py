@@ -15,6 +15,7 @@ before they start.
 """
 from __future__ import annotations
 
+import gc
 import json
 import os
 import signal
@@ -228,6 +229,7 @@ def main(jobf: str, resf: str) -> int:
     hashes = comm.allgather((hash(None), hash(system.initial())))
     if rank > 0:
         if len(set(hashes)) == 1:
+            gc.disable()  # as in every search (rrcheck.checker.explore.no_cycle_collection)
             P._serve(rank - 1, size - 1, system, judge, _Coordinator(comm), _Inboxes(comm), job["reduce"])
         return 0
     t0 = time.perf_counter()

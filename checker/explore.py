@@ -6,6 +6,7 @@ and successors, and the :class:`rrcheck.checker.invariants.Judge` for verdicts.
 """
 from __future__ import annotations
 
+import gc
 import random
 import signal
 import sys
@@ -99,17 +100,34 @@ def explore(system, judge: Judge, strategy: str = "bfs", max_states: int | None 
     if workers > 1 or fingerprints or strategy == "random":
         from rrcheck.checker.parallel import FingerprintCollision, explore_parallel
         try:
-            if strategy == "random":
-                return _random(system, judge, seed, walks, time_limit, progress)
-            return explore_parallel(system, judge, workers, max_states, time_limit, progress, reduce)
+            with no_cycle_collection():  # forked workers inherit it
+                if strategy == "random":
+                    return _random(system, judge, seed, walks, time_limit, progress)
+                return explore_parallel(system, judge, workers, max_states, time_limit, progress, reduce)
         except (UsageError, KeyboardInterrupt, ModelError, OSError, FingerprintCollision):
             raise
         except Exception as e:  # where is not known here: the one-worker BFS says
             raise raised(e, []) from e
     if snapshots is not None and strategy != "bfs":
         raise ValueError("only a breadth-first search is saved and recovered")
-    with _deferred_interrupts(snapshots is not None and snapshots.save_to is not None) as stop:
+    with _deferred_interrupts(snapshots is not None and snapshots.save_to is not None) as stop, \
+            no_cycle_collection():
         return _search(system, judge, strategy, max_states, time_limit, progress, reduce, snapshots, stop)
+
+
+@contextmanager
+def no_cycle_collection():
+    """Python's cycle collector paused for a search: states, packets and protocol
+    values are immutable and form no reference cycles (a test holds a search to
+    that), so its passes over millions of live objects are a fifth of the time
+    spent for nothing. Whatever a search did leave is collected after it."""
+    was = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was:
+            gc.enable()
 
 
 def raised(e: Exception, events: list) -> ModelError:
@@ -283,6 +301,12 @@ def reachable(system, on_terminal, reduce: bool = False) -> int:
     init = system.initial()
     seen = {init}
     stack = [init]
+    with no_cycle_collection():
+        _reach(system, on_terminal, reduce, seen, stack)
+    return len(seen)
+
+
+def _reach(system, on_terminal, reduce, seen: set, stack: list) -> None:
     while stack:
         s = stack.pop()
         acts = system.actions(s)
@@ -297,4 +321,3 @@ def reachable(system, on_terminal, reduce: bool = False) -> int:
                 if x not in seen:
                     seen.add(x)
                     stack.append(x)
-    return len(seen)
