@@ -1,8 +1,10 @@
 """Breadth-first search on N worker processes (docs/design.md §5), the same
 search as :func:`rrcheck.checker.explore.explore` with ``strategy="bfs"``.
 
-States are partitioned by hash: a worker owns the states whose hash falls to
-it, expands them, and sends every successor to its owner.  The search goes one
+States are partitioned by hash: a worker owns the fingerprints whose hash falls
+to it, and asks the owner about every successor it finds (one integer for the
+fingerprint, one for the key, in arrays; a successor it owns and has seen is
+not asked about).  The search goes one
 generation at a time (the states discovered while expanding the previous one),
 which is the order of the sequential FIFO queue.  Inside a generation that queue
 is in discovery order, so every successor carries its discovery key: the rank
@@ -22,10 +24,18 @@ from __future__ import annotations
 import multiprocessing as mp
 import signal
 import time
+from array import array
 from collections import Counter
 from multiprocessing.connection import wait as mp_wait
 
 from rrcheck.checker.explore import CRASHES, Progress, Result
+
+_J = 24  # a discovery key is one integer: the parent's rank << _J | the successor's index
+
+
+def _split(key: int) -> tuple[int, int]:
+    return key >> _J, key & ((1 << _J) - 1)
+
 
 # witnesses that are a maximum or counted once per judge, not a sum of events
 _MAX = ("logger_placements_checked", "tb_max_per_receiver")
@@ -136,7 +146,7 @@ def _rank(keys: list[list]) -> list[list[int]]:
     return ranks
 
 
-def _balance(counts: list[int], slack: float = 0.05) -> list[dict[int, int]]:
+def _balance(counts: list[int], slack: float = 0.02) -> list[dict[int, int]]:
     """Which worker gives how many frontier states to which: the successors of a
     worker's states stay with it, so once balanced a search stays nearly so and
     few states ever cross processes."""
@@ -224,12 +234,12 @@ class _Worker:
 
     def init(self) -> dict:
         s = self.sys.initial()
-        self.expanded, self.frontier, self.new_keys = [], [], []
+        self.expanded, self.frontier, self.new_keys = [], [], array("q")
         if hash(s) % self.n != self.i:
             return self._report(None, False)
         self.fps.add(hash(s))
         self.back[hash(s)] = None
-        self.frontier, self.new_keys = [((-1, 0), s, 0)], [(-1, 0)]
+        self.frontier, self.new_keys = [(-1 << _J, s, 0)], array("q", [-1 << _J])
         v = self.judge.state(s)
         return self._report(((-1, 0, 1), v, hash(s), ()) if v else None, False)
 
@@ -244,18 +254,10 @@ class _Worker:
                 todo.extend((r, system.adopt(s), d) for r, s, d in batch)
         todo.sort(key=lambda x: x[0])
         cand: dict = {}               # fingerprint -> (key, state, depth, parent's, action), smallest key
+        mine, fps, i, n, reduce = self.fps.__contains__, self.fps, self.i, self.n, self.reduce
         viol = None
         at_bound = False
         self.expanded = expanded = []
-
-        def found(s2, key, d2, ph, a):
-            h = hash(s2)
-            c = cand.get(h)
-            if c is None:
-                cand[h] = (key, s2, d2, ph, a)  # keys arrive in increasing order
-            elif c[1] != s2:
-                raise FingerprintCollision(f"two states share the fingerprint {h:#x}")
-
         self.cut_short = False
         for r, s, d in todo:
             if deadline and time.time() > deadline:  # the generation is left unfinished: incomplete
@@ -272,25 +274,38 @@ class _Worker:
                 at_bound = True
                 expanded.append((r, 0, d))
                 continue
-            if self.reduce:
+            if reduce:
                 acts = system.reduce(s, acts)
-            j, hs = 0, hash(s)
+            j, hs, base = 0, hash(s), r << _J
             for a in acts:
                 s2, obs = system.step(s, a)
                 v = judge.transition(s, a, s2, obs)
                 if v:
                     viol = ((r, j, 0), v, hs, (a,))
                     break
-                found(s2, (r, j), d + 1, hs, a)
+                h = hash(s2)  # a state this worker owns and has seen goes no further
+                if not (h % n == i and mine(h)):
+                    c = cand.get(h)
+                    if c is None:
+                        cand[h] = (base | j, s2, d + 1, hs, a)  # keys arrive in increasing order
+                    elif c[1] != s2:
+                        raise FingerprintCollision(f"two states share the fingerprint {h:#x}")
                 j += 1
-                if self.reduce and a[0] not in CRASHES:
+                if reduce and a[0] not in CRASHES:
+                    h2 = h
                     for c in system.crashes_after(s, a, s2):
                         s3, obs = system.step(s2, c)
                         v = judge.transition(s2, c, s3, obs)
                         if v:
-                            viol = ((r, j, 0), v, hash(s2), (c,))
+                            viol = ((r, j, 0), v, h2, (c,))
                             break
-                        found(s3, (r, j), d + 2, hash(s2), c)
+                        h = hash(s3)
+                        if not (h % n == i and mine(h)):
+                            got = cand.get(h)
+                            if got is None:
+                                cand[h] = (base | j, s3, d + 2, h2, c)
+                            elif got[1] != s3:
+                                raise FingerprintCollision(f"two states share the fingerprint {h:#x}")
                         j += 1
                     if viol:
                         break
@@ -298,29 +313,39 @@ class _Worker:
             if viol:
                 break
         # the owners keep each unseen fingerprint's smallest key, and say who found it
-        asks: list[list] = [[] for _ in range(self.n)]
-        for h, c in cand.items():
-            asks[h % self.n].append((h, c[0]))
+        asks = [(array("q"), array("q")) for _ in range(n)]
         best: dict = {}
-        for w, batch in self._exchange("ask", asks):
-            for h, key in batch:
-                if h not in self.fps:
+        for h, c in cand.items():
+            w = h % n
+            if w == i:  # unseen: the loop passed over those seen
+                best[h] = (c[0], i)
+            else:
+                asks[w][0].append(h)
+                asks[w][1].append(c[0])
+        for w, (hs_, ks_) in self._exchange("ask", asks):
+            for h, key in zip(hs_, ks_):
+                if h not in fps:
                     b = best.get(h)
                     if b is None or key < b[0]:
                         best[h] = (key, w)
-        self.fps.update(best)
-        wins: list[list] = [[] for _ in range(self.n)]
+        fps.update(best)
+        wins = [array("q") for _ in range(n)]
         for h, (_, w) in best.items():
             wins[w].append(h)
-        fresh = sorted((cand[h] for _, batch in self._exchange("win", wins) for h in batch),
-                       key=lambda c: c[0])
+        won = set()
+        for _, batch in self._exchange("win", wins):
+            won.update(batch)
+        fresh = [c for h, c in cand.items() if h in won]  # cand is in key order
         self.frontier = [(key, s2, d2) for key, s2, d2, _, _ in fresh]
-        self.new_keys = [key for key, *_ in fresh]
+        self.new_keys = array("q", [key for key, *_ in fresh])
+        back = self.back
         for key, s2, _, ph, a in fresh:
-            self.back[hash(s2)] = (ph, a)
+            back[hash(s2)] = (ph, a)
             v = judge.state(s2)
-            if v and (viol is None or key + (1,) < viol[0]):
-                viol = (key + (1,), v, hash(s2), ())
+            if v:
+                k = _split(key) + (1,)
+                if viol is None or k < viol[0]:
+                    viol = (k, v, hash(s2), ())
         return self._report(viol, at_bound)
 
     def _exchange(self, phase: str, out: list[list]) -> list[tuple[int, list]]:
@@ -348,7 +373,7 @@ class _Worker:
         """The counts of this generation up to the violation at ``key`` (inclusive)."""
         r, j, _ = key
         trans = sum(t if rr < r else min(t, j + 1) for rr, t, _ in self.expanded if rr <= r)
-        return {"states": sum(1 for k in self.new_keys if k + (1,) <= key),
+        return {"states": sum(1 for k in self.new_keys if _split(k) + (1,) <= key),
                 "transitions": trans,
                 "depth": max((d for rr, _, d in self.expanded if rr <= r), default=0)}
 
