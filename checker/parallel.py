@@ -258,6 +258,17 @@ class _Worker:
         viol = None
         at_bound = False
         self.expanded = expanded = []
+
+        def found(s2, key, d2, ph, a):
+            h = hash(s2)
+            if h % n == i and mine(h):  # a state this worker owns and has seen goes no further
+                return
+            c = cand.get(h)
+            if c is None:
+                cand[h] = (key, s2, d2, ph, a)  # keys arrive in increasing order
+            elif c[1] != s2:
+                raise FingerprintCollision(f"two states share the fingerprint {h:#x}")
+
         self.cut_short = False
         for r, s, d in todo:
             if deadline and time.time() > deadline:  # the generation is left unfinished: incomplete
@@ -283,29 +294,17 @@ class _Worker:
                 if v:
                     viol = ((r, j, 0), v, hs, (a,))
                     break
-                h = hash(s2)  # a state this worker owns and has seen goes no further
-                if not (h % n == i and mine(h)):
-                    c = cand.get(h)
-                    if c is None:
-                        cand[h] = (base | j, s2, d + 1, hs, a)  # keys arrive in increasing order
-                    elif c[1] != s2:
-                        raise FingerprintCollision(f"two states share the fingerprint {h:#x}")
+                found(s2, base | j, d + 1, hs, a)
                 j += 1
                 if reduce and a[0] not in CRASHES:
-                    h2 = h
+                    h2 = hash(s2)
                     for c in system.crashes_after(s, a, s2):
                         s3, obs = system.step(s2, c)
                         v = judge.transition(s2, c, s3, obs)
                         if v:
                             viol = ((r, j, 0), v, h2, (c,))
                             break
-                        h = hash(s3)
-                        if not (h % n == i and mine(h)):
-                            got = cand.get(h)
-                            if got is None:
-                                cand[h] = (base | j, s3, d + 2, h2, c)
-                            elif got[1] != s3:
-                                raise FingerprintCollision(f"two states share the fingerprint {h:#x}")
+                        found(s3, base | j, d + 2, h2, c)
                         j += 1
                     if viol:
                         break
