@@ -4,11 +4,11 @@ import gc
 
 import pytest
 
-from rrcheck.checker.check import properties_for
+from rrcheck.checker.check import default_plan, properties_for
 from rrcheck.checker.classify import failure_free
 from rrcheck.checker.explore import explore
 from rrcheck.checker.invariants import Judge
-from rrcheck.checker.scenarios import DEFAULTS, make_system, scenario_for_mutant
+from rrcheck.checker.scenarios import DEFAULTS, SLOW, make_system, scenario_for_mutant
 
 
 def _search(protocol, scenario, mutant=None, **kw):
@@ -27,6 +27,16 @@ def _search(protocol, scenario, mutant=None, **kw):
 def test_a_search_makes_no_reference_cycles(protocol):
     r, garbage = _search(protocol, DEFAULTS[protocol][0], max_states=20_000)
     assert r.states > 1000 and garbage == 0
+
+
+@pytest.mark.sweep
+@pytest.mark.parametrize("protocol,mutant,sc", [pytest.param(p, m, sc, id=i) for i, (p, m, sc) in {
+    f"{m or p}:{sc.label()}": (p, m, sc) for p, m, sc in
+    [(p, None, sc) for p, scs in SLOW.items() for sc in scs] + default_plan()}.items()])
+def test_every_search_of_the_catalogue_makes_no_reference_cycles(protocol, mutant, sc):
+    """Every protocol, scenario and mutant of the main job and the slow sweeps, their first 30,000 states."""
+    r, garbage = _search(protocol, sc, mutant, max_states=30_000)
+    assert r.states > 0 and garbage == 0
 
 
 @pytest.mark.parametrize("mutant", ["sbml/no-event-logging", "send-deterministic/lost-on-rollback"])
