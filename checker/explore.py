@@ -294,6 +294,7 @@ def _random(system, judge: Judge, seed: int, walks: int, time_limit, progress) -
                   f"random walks cover part of the state space ({walks} walks, seed {seed})")
 
 
+@no_cycle_collection()
 def reachable(system, on_terminal, reduce: bool = False) -> int:
     """Enumerate every reachable state (no invariants) — with ``reduce``, those
     the reductions of :func:`explore` keep; call ``on_terminal`` on each state
@@ -301,12 +302,6 @@ def reachable(system, on_terminal, reduce: bool = False) -> int:
     init = system.initial()
     seen = {init}
     stack = [init]
-    with no_cycle_collection():
-        _reach(system, on_terminal, reduce, seen, stack)
-    return len(seen)
-
-
-def _reach(system, on_terminal, reduce, seen: set, stack: list) -> None:
     while stack:
         s = stack.pop()
         acts = system.actions(s)
@@ -321,3 +316,4 @@ def _reach(system, on_terminal, reduce, seen: set, stack: list) -> None:
                 if x not in seen:
                     seen.add(x)
                     stack.append(x)
+    return len(seen)
