@@ -4,17 +4,19 @@ search as :func:`rrcheck.checker.explore.explore` with ``strategy="bfs"``.
 States are partitioned by hash: a worker owns the fingerprints whose hash falls
 to it, and asks the owner about every successor it finds (one integer for the
 fingerprint, one for the key, in arrays; a successor it owns and has seen is
-not asked about).  The search goes one
-generation at a time (the states discovered while expanding the previous one),
-which is the order of the sequential FIFO queue.  Inside a generation that queue
-is in discovery order, so every successor carries its discovery key: the rank
-of its parent in that order and its index among the parent's successors.  An
-owner keeps a state's smallest key, and the coordinator ranks the new
-generation by key.  Hence each state gets the parent the sequential search
-gives it, the first violation is the one the sequential search meets first, and
-cutting the counts at that violation's key gives its states, transitions, depth
-and counterexample.  ``max_states`` and ``time_limit`` stop at the end of a
-generation (an incomplete result's counts are the generation's).
+not asked about).  The search goes one generation at a time (the states
+discovered while expanding the previous one), which is the order of the
+sequential FIFO queue.  Inside a generation that queue is in discovery order,
+so every successor carries its discovery key: the rank of its parent in that
+order and its index among the parent's successors.  An owner keeps a state's
+smallest key, and the coordinator ranks the new generation by key.  A worker's
+frontier stays with it, but for the few states it gives to balance the load,
+which travel while both expand their own.  Hence each state gets the parent
+the sequential search gives it, the first violation is the one the sequential
+search meets first, and cutting the counts at that violation's key gives its
+states, transitions, depth and counterexample.  ``max_states`` and
+``time_limit`` stop at the end of a generation (an incomplete result's counts
+are the generation's).
 
 Witness counts of a violating run are those of every generation expanded, not
 cut; a pass's witnesses are the sequential ones.
@@ -226,11 +228,13 @@ class _Worker:
         self.inboxes, self.reduce = inboxes, reduce
         self.fps: set = set()         # fingerprints this worker owns, visited
         self.back: dict = {}          # fingerprint -> (parent's, action) of the states it discovered
-        self.frontier: list = []      # (key, state, depth) of the next generation, by key
+        self.frontier: list = []      # the next generation by key, as in cand
         self.expanded: list = []      # (rank, successors, depth) of the generation just expanded
+        self.cand: dict = {}          # fingerprint -> (key, state, depth, parent's, action) of its successors
         self.new_keys: list = []
         self.early: list = []         # messages of a later phase that overtook this one's
         self.cut_short = False        # the last generation stopped at the time limit
+        self.at_bound = False         # it met the depth bound
 
     def init(self) -> dict:
         s = self.sys.initial()
@@ -239,25 +243,37 @@ class _Worker:
             return self._report(None, False)
         self.fps.add(hash(s))
         self.back[hash(s)] = None
-        self.frontier, self.new_keys = [(-1 << _J, s, 0)], array("q", [-1 << _J])
+        self.frontier, self.new_keys = [(-1 << _J, s, 0, None, None)], array("q", [-1 << _J])
         v = self.judge.state(s)
         return self._report(((-1, 0, 1), v, hash(s), ()) if v else None, False)
 
     def expand(self, ranks: list[int], give: dict[int, int], deadline: float | None) -> dict:
-        system, judge = self.sys, self.judge
-        todo = [(r, s, d) for r, (_, s, d) in zip(ranks, self.frontier)]
+        """Expand this worker's share of the generation: its own states while the
+        states it was given are on their way, then those (with a rank below any
+        violation already met, which is all the sequential search would see)."""
+        todo = [(r, s, d) for r, (_, s, d, _, _) in zip(ranks, self.frontier)]
         moves: list[list] = [[] for _ in range(self.n)]
         for k, count in give.items():
             moves[k], todo = todo[len(todo) - count:], todo[:len(todo) - count]
-        for _, batch in self._exchange("move", moves):
-            if batch is not moves[self.i]:
-                todo.extend((r, system.adopt(s), d) for r, s, d in batch)
-        todo.sort(key=lambda x: x[0])
-        cand: dict = {}               # fingerprint -> (key, state, depth, parent's, action), smallest key
-        mine, fps, i, n, reduce = self.fps.__contains__, self.fps, self.i, self.n, self.reduce
-        viol = None
-        at_bound = False
-        self.expanded = expanded = []
+        self._post("move", moves)
+        self.cand, self.expanded, self.cut_short, self.at_bound = {}, [], False, False
+        viol = self._successors(todo, deadline)
+        given = sorted((t for w, batch in self._collect("move", moves) if w != self.i for t in batch),
+                       key=lambda t: t[0])
+        if given and not self.cut_short:
+            limit = viol[0][0] if viol else None
+            adopt = self.sys.adopt
+            v = self._successors([(r, adopt(s), d) for r, s, d in given if limit is None or r < limit], deadline)
+            if v and (viol is None or v[0] < viol[0]):
+                viol = v
+        return self._report(self._settle(viol, bool(given)), self.at_bound)
+
+    def _successors(self, todo: list, deadline: float | None):
+        """Expand ``todo`` (by rank) into ``self.cand``, the smallest key per
+        fingerprint; the first violation met, if any."""
+        system, judge, cand = self.sys, self.judge, self.cand
+        mine, i, n, reduce = self.fps.__contains__, self.i, self.n, self.reduce
+        expanded = self.expanded
 
         def found(s2, key, d2, ph, a):
             h = hash(s2)
@@ -265,24 +281,24 @@ class _Worker:
                 return
             c = cand.get(h)
             if c is None:
-                cand[h] = (key, s2, d2, ph, a)  # keys arrive in increasing order
+                cand[h] = (key, s2, d2, ph, a)
             elif c[1] != s2:
                 raise FingerprintCollision(f"two states share the fingerprint {h:#x}")
+            elif key < c[0]:  # a given state's successor, found before by a later one
+                cand[h] = (key, s2, d2, ph, a)
 
-        self.cut_short = False
         for r, s, d in todo:
             if deadline and time.time() > deadline:  # the generation is left unfinished: incomplete
                 self.cut_short = True
-                break
+                return None
             acts = system.actions(s)
             if all(a[0] in CRASHES for a in acts):  # failures are not progress
                 v = judge.terminal(s)
                 if v:
                     expanded.append((r, 0, d))
-                    viol = ((r, -1, 0), v, hash(s), ())
-                    break
+                    return ((r, -1, 0), v, hash(s), ())
             if d >= system.bounds.depth:
-                at_bound = True
+                self.at_bound = True
                 expanded.append((r, 0, d))
                 continue
             if reduce:
@@ -292,8 +308,8 @@ class _Worker:
                 s2, obs = system.step(s, a)
                 v = judge.transition(s, a, s2, obs)
                 if v:
-                    viol = ((r, j, 0), v, hs, (a,))
-                    break
+                    expanded.append((r, j + 1, d))
+                    return ((r, j, 0), v, hs, (a,))
                 found(s2, base | j, d + 1, hs, a)
                 j += 1
                 if reduce and a[0] not in CRASHES:
@@ -302,15 +318,17 @@ class _Worker:
                         s3, obs = system.step(s2, c)
                         v = judge.transition(s2, c, s3, obs)
                         if v:
-                            viol = ((r, j, 0), v, h2, (c,))
-                            break
+                            expanded.append((r, j + 1, d))
+                            return ((r, j, 0), v, h2, (c,))
                         found(s3, base | j, d + 2, h2, c)
                         j += 1
-                    if viol:
-                        break
-            expanded.append((r, j + (viol is not None), d))
-            if viol:
-                break
+            expanded.append((r, j, d))
+        return None
+
+    def _settle(self, viol, reordered: bool):
+        """Ask the owners about the candidates; the ones this worker found first
+        (smallest key) are its part of the next generation, in key order."""
+        cand, fps, i, n, judge = self.cand, self.fps, self.i, self.n, self.judge
         # the owners keep each unseen fingerprint's smallest key, and say who found it
         asks = [(array("q"), array("q")) for _ in range(n)]
         best: dict = {}
@@ -334,24 +352,33 @@ class _Worker:
         won = set()
         for _, batch in self._exchange("win", wins):
             won.update(batch)
-        fresh = [c for h, c in cand.items() if h in won]  # cand is in key order
-        self.frontier = [(key, s2, d2) for key, s2, d2, _, _ in fresh]
-        self.new_keys = array("q", [key for key, *_ in fresh])
+        fresh = [(h, c) for h, c in cand.items() if h in won]  # in key order, unless given states came last
+        if reordered:
+            fresh.sort(key=lambda x: x[1][0])
+        self.cand = {}
+        self.frontier = [c for _, c in fresh]
+        self.new_keys = array("q", [c[0] for _, c in fresh])
         back = self.back
-        for key, s2, _, ph, a in fresh:
-            back[hash(s2)] = (ph, a)
+        for h, (key, s2, _, ph, a) in fresh:
+            back[h] = (ph, a)
             v = judge.state(s2)
             if v:
                 k = _split(key) + (1,)
                 if viol is None or k < viol[0]:
-                    viol = (k, v, hash(s2), ())
-        return self._report(viol, at_bound)
+                    viol = (k, v, h, ())
+        return viol
 
     def _exchange(self, phase: str, out: list[list]) -> list[tuple[int, list]]:
         """All-to-all: send ``out[k]`` to worker k, return (sender, batch) of every worker."""
+        self._post(phase, out)
+        return self._collect(phase, out)
+
+    def _post(self, phase: str, out: list[list]) -> None:
         for k in range(self.n):
             if k != self.i:
                 self.inboxes[k].put((phase, self.i, out[k]))
+
+    def _collect(self, phase: str, out: list[list]) -> list[tuple[int, list]]:
         got = [(self.i, out[self.i])] + [m[1:] for m in self.early if m[0] == phase]
         self.early = [m for m in self.early if m[0] != phase]
         while len(got) < self.n:

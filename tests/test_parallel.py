@@ -84,6 +84,25 @@ def test_parallel_worker_error_reaches_the_caller_and_leaves_no_process():
     assert not multiprocessing.active_children()
 
 
+@pytest.mark.parametrize("protocol,mutant", [("hmpl", None), ("hmpl", "hmpl/no-wildcard-block"),
+                                             ("sbml", "sbml/no-event-logging"),
+                                             ("send-deterministic", "send-deterministic/lost-on-rollback")])
+def test_invariants_parallel_given_states_keep_the_one_worker_order(monkeypatch, protocol, mutant):
+    """Every generation, each worker gives a third of its states to the next one:
+    they are expanded after the receiver's own, yet the parents, the first
+    violation and the cut counts are those of one worker."""
+    from rrcheck.checker import parallel
+
+    monkeypatch.setattr(parallel, "_balance", lambda counts: [{(w + 1) % len(counts): c // 3} if c >= 3 else {}
+                                                              for w, c in enumerate(counts)])
+    sc = DEFAULTS[protocol][0] if mutant is None else scenario_for_mutant(mutant)
+    one = run_check(protocol, sc, mutant, progress=False).result
+    two = run_check(protocol, sc, mutant, progress=False, workers=2).result
+    assert _fingerprint(two) == _fingerprint(one)
+    if mutant is None:
+        assert two.witnesses == one.witnesses
+
+
 def test_balance_moves_only_the_surplus():
     assert _balance([1000, 1000]) == [{}, {}]
     assert _balance([1000, 0]) == [{1: 500}, {}]
