@@ -7,7 +7,7 @@ states/s), with and without the reductions of checker/model.py.
 
 Writes benchmarks/results/explore_throughput.json with the machine and the command;
 ``--speedup`` instead times the largest default scenarios (unreduced) on 1 and 2 worker
-processes, interleaved over R rounds (default 3), and writes parallel_speedup.json:
+processes, interleaved over R rounds (default 5), and writes parallel_speedup.json:
 wall seconds, CPU seconds of every process, speed-up and parallel efficiency;
 ``--memory`` writes bytes_per_state.json: the peak resident memory above the
 process's size before the search, divided by the distinct states, of the exact
@@ -105,7 +105,7 @@ def main() -> int:
     if "--memory" in sys.argv:
         return memory()
     if "--speedup" in sys.argv:
-        rounds = int(sys.argv[sys.argv.index("--rounds") + 1]) if "--rounds" in sys.argv else 3
+        rounds = int(sys.argv[sys.argv.index("--rounds") + 1]) if "--rounds" in sys.argv else 5
         return speedup(rounds)
     full = "--full" in sys.argv
     rows = []

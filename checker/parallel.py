@@ -125,10 +125,10 @@ def _coordinate(system, conns, t0, max_states, time_limit, prog, strategy) -> Re
         if time_limit and (time.perf_counter() - t0 > time_limit or any(r["cut_short"] for r in reports)):
             reason = f"time limit {time_limit:g} s reached"
             break
-        counts = [r["new"] for r in reports]
+        counts, costs = [r["new"] for r in reports], [r["cost"] for r in reports]
         deadline = time.time() + time_limit - (time.perf_counter() - t0) if time_limit else None
         reports = _ask(conns, ("expand",), per_worker=[(ranks, give, deadline) for ranks, give in
-                                                        zip(_rank([r["keys"] for r in reports]), _balance(counts))])
+                                                        zip(_rank([r["keys"] for r in reports]), _balance(counts, costs))])
     prog.close()
     return Result("incomplete" if reason else "pass", states, transitions, depth, time.perf_counter() - t0,
                   _witnesses(conns), strategy, None, [], reason, _birthday(states))
@@ -148,19 +148,24 @@ def _rank(keys: list[list]) -> list[list[int]]:
     return ranks
 
 
-def _balance(counts: list[int], slack: float = 0.02) -> list[dict[int, int]]:
-    """Which worker gives how many frontier states to which: the successors of a
-    worker's states stay with it, so once balanced a search stays nearly so and
-    few states ever cross processes."""
+def _balance(counts: list[int], costs: list[float] | None = None, slack: float = 0.02) -> list[dict[int, int]]:
+    """Which worker gives how many frontier states to which, so that each has
+    its share of the work: a state's cost is its worker's CPU time per state so
+    far (a worker's successors stay with it and are much alike in cost), so
+    once balanced a search stays nearly so and few states ever cross processes."""
+    known = [c for c in costs or () if c > 0]
+    cost = [c if c > 0 else sum(known) / len(known) for c in costs] if known else [1.0] * len(counts)
+    load = [n * c for n, c in zip(counts, cost)]
+    fair = sum(load) / len(load)
+    over = [[i, x - fair] for i, x in enumerate(load) if x > fair * (1 + slack) + 16 * cost[i]]
+    under = [[i, fair - x] for i, x in enumerate(load) if x < fair * (1 - slack) - 16 * cost[i]]
     give: list[dict[int, int]] = [{} for _ in counts]
-    fair = sum(counts) / len(counts)
-    over = [[i, c - round(fair)] for i, c in enumerate(counts) if c > fair * (1 + slack) + 16]
-    under = [[i, round(fair) - c] for i, c in enumerate(counts) if c < fair * (1 - slack) - 16]
     for o in over:
         for u in under:
             m = min(o[1], u[1])
-            if m > 0:
-                give[o[0]][u[0]] = give[o[0]].get(u[0], 0) + m
+            k = round(m / cost[o[0]])
+            if k > 0:
+                give[o[0]][u[0]] = give[o[0]].get(u[0], 0) + k
                 o[1] -= m
                 u[1] -= m
     return give
@@ -235,6 +240,7 @@ class _Worker:
         self.early: list = []         # messages of a later phase that overtook this one's
         self.cut_short = False        # the last generation stopped at the time limit
         self.at_bound = False         # it met the depth bound
+        self.busy = [0.0, 0]          # CPU seconds spent expanding, states expanded
 
     def init(self) -> dict:
         s = self.sys.initial()
@@ -257,6 +263,7 @@ class _Worker:
             moves[k], todo = todo[len(todo) - count:], todo[:len(todo) - count]
         self._post("move", moves)
         self.cand, self.expanded, self.cut_short, self.at_bound = {}, [], False, False
+        busy = time.thread_time()
         viol = self._successors(todo, deadline)
         given = sorted((t for w, batch in self._collect("move", moves) if w != self.i for t in batch),
                        key=lambda t: t[0])
@@ -266,6 +273,8 @@ class _Worker:
             v = self._successors([(r, adopt(s), d) for r, s, d in given if limit is None or r < limit], deadline)
             if v and (viol is None or v[0] < viol[0]):
                 viol = v
+        self.busy[0] += time.thread_time() - busy
+        self.busy[1] += len(self.expanded)
         return self._report(self._settle(viol, bool(given)), self.at_bound)
 
     def _successors(self, todo: list, deadline: float | None):
@@ -393,7 +402,7 @@ class _Worker:
         return {"violation": viol, "new": len(self.new_keys), "keys": self.new_keys,
                 "transitions": sum(t for _, t, _ in self.expanded),
                 "depth": max((d for _, _, d in self.expanded), default=0), "depth_bound": at_bound,
-                "cut_short": self.cut_short}
+                "cut_short": self.cut_short, "cost": self.busy[0] / max(1, self.busy[1])}
 
     def cut(self, key) -> dict:
         """The counts of this generation up to the violation at ``key`` (inclusive)."""

@@ -93,8 +93,8 @@ def test_invariants_parallel_given_states_keep_the_one_worker_order(monkeypatch,
     violation and the cut counts are those of one worker."""
     from rrcheck.checker import parallel
 
-    monkeypatch.setattr(parallel, "_balance", lambda counts: [{(w + 1) % len(counts): c // 3} if c >= 3 else {}
-                                                              for w, c in enumerate(counts)])
+    monkeypatch.setattr(parallel, "_balance", lambda counts, costs: [{(w + 1) % len(counts): c // 3} if c >= 3 else {}
+                                                                     for w, c in enumerate(counts)])
     sc = DEFAULTS[protocol][0] if mutant is None else scenario_for_mutant(mutant)
     one = run_check(protocol, sc, mutant, progress=False).result
     two = run_check(protocol, sc, mutant, progress=False, workers=2).result
@@ -109,6 +109,15 @@ def test_balance_moves_only_the_surplus():
     give = _balance([900, 100, 0, 200])
     assert sum(sum(g.values()) for g in give) == 900 - 300
     assert all(not g for g in give[1:])
+
+
+def test_balance_evens_the_work_not_the_count():
+    """A worker whose states cost twice as much gives a quarter of them (1000 at
+    2 against 1000 at 1: 750 at 2 against 1000 at 1 + 250 at 2); a worker that
+    expanded nothing is taken at the others' cost."""
+    assert _balance([1000, 1000], [2e-5, 1e-5]) == [{1: 250}, {}]
+    assert _balance([1000, 1000], [1e-5, 1e-5]) == [{}, {}]
+    assert _balance([1000, 0], [1e-5, 0.0]) == [{1: 500}, {}]
 
 
 @pytest.mark.parametrize("argv,needle", [
