@@ -166,7 +166,8 @@ SLOW: dict[str, tuple[Scenario, ...]] = {
 # here). Guermouche and Ropars' Fig. 2 (sd_fig2, seven processes) is still out of
 # reach: with one failure and no checkpoint, more than 3 million states by depth 13 in
 # two minutes. Its failure-free runs are 182 states; the growth is in the recovery, where
-# the stubborn set's closure (an empty channel brings its sender in) takes in every process.
+# the stubborn set's closure (an empty channel brings its sender in) takes in every process
+# (docs/design.md §5: what a closure that knew the recovery's control traffic would give).
 TWO_BY_TWO = Scenario("pairs", at_sites=True, crash_kinds=("node",),
                       note="two sets of two, a checkpoint per set, node crash")
 FIGURES: dict[str, tuple[Scenario, ...]] = {"hmpl": (SLOW["hmpl"][0],), "correlated-set": (TWO_BY_TWO,)}
