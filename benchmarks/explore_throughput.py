@@ -7,8 +7,9 @@ states/s), with and without the reductions of checker/model.py.
 
 Writes benchmarks/results/explore_throughput.json with the machine and the command;
 ``--speedup`` instead times the largest default scenarios (unreduced) on 1 and 2 worker
-processes, interleaved over R rounds (default 5), and writes parallel_speedup.json:
-wall seconds, CPU seconds of every process, speed-up and parallel efficiency;
+processes, interleaved over R rounds (default 5), and once the first two million states
+or so of a slow scenario, and writes parallel_speedup.json: wall seconds, CPU seconds of
+every process, speed-up and parallel efficiency;
 ``--memory`` writes bytes_per_state.json: the peak resident memory above the
 process's size before the search, divided by the distinct states, of the exact
 search and of the one over 64-bit fingerprints, each in a fresh process.
@@ -25,12 +26,14 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 import record  # noqa: E402  (benchmarks/record.py)
 
 from rrcheck.checker.check import run_check  # noqa: E402
-from rrcheck.checker.scenarios import DEFAULTS, MUTANT_SCENARIOS  # noqa: E402
+from rrcheck.checker.scenarios import DEFAULTS, MUTANT_SCENARIOS, SLOW  # noqa: E402
 from rrcheck.protocols.mutants import MUTANTS  # noqa: E402
 
 
 SPEEDUP = [("correlated-set", "fig2 n=5/2nodes f=1 c=0 process"), ("send-deterministic", "sd_ack n=3/2nodes f=1 c=1 process"),
            ("hmpl", "ring n=2/2nodes f=1 c=1"), ("sbml", "ring n=2/2nodes f=1 c=1")]
+# a slow scenario's first two million states or so, where a generation's fixed costs are small
+AT_SCALE = ("sbml", "theorem2 n=4/2nodes f=1 c=0", 2_000_000)
 
 
 def _cpu() -> float:
@@ -60,8 +63,29 @@ def speedup(rounds: int) -> int:
         print(f"{protocol:<20} {label:<40} {row['states']:>9,} states  1 worker {best[1]:6.1f} s  "
               f"2 workers {best[2]:6.1f} s  speed-up {row['speedup_2_workers']:.2f}", flush=True)
     record.write("parallel_speedup", {"rounds": rounds, "note": "best of the rounds; the same states and "
-                 "transitions on every run (asserted)", "results": rows})
+                 "transitions on every run (asserted)", "results": rows, "at_scale": at_scale()})
     return 0
+
+
+def at_scale() -> dict:
+    """2 workers to the end of the generation that passes AT_SCALE's bound, then one
+    process to the same number of states (the same states: both search breadth-first)."""
+    protocol, label, bound = AT_SCALE
+    sc = next(sc for sc in SLOW[protocol] if sc.label() == label)
+    runs = {}
+    for workers in (2, 1):
+        t, c = time.perf_counter(), _cpu()
+        r = run_check(protocol, sc, reduce=False, workers=workers,
+                      max_states=bound if workers == 2 else runs[2][2]).result
+        runs[workers] = (round(time.perf_counter() - t, 1), round(_cpu() - c, 1), r.states)
+    assert runs[1][2] == runs[2][2], "the searches stopped at different counts"
+    row = {"protocol": protocol, "scenario": label, "reduce": False, "states": runs[2][2],
+           "wall_seconds": {w: x[0] for w, x in runs.items()}, "cpu_seconds": {w: x[1] for w, x in runs.items()},
+           "speedup_2_workers": round(runs[1][0] / runs[2][0], 2),
+           "efficiency_2_workers": round(runs[1][0] / runs[2][0] / 2, 2)}
+    print(f"{protocol:<20} {label:<40} {row['states']:>9,} states  1 worker {runs[1][0]:6.1f} s  "
+          f"2 workers {runs[2][0]:6.1f} s  speed-up {row['speedup_2_workers']:.2f}  (at scale)", flush=True)
+    return row
 
 
 _MEASURE = """
