@@ -125,10 +125,10 @@ def _coordinate(system, conns, t0, max_states, time_limit, prog, strategy) -> Re
         if time_limit and (time.perf_counter() - t0 > time_limit or any(r["cut_short"] for r in reports)):
             reason = f"time limit {time_limit:g} s reached"
             break
-        counts, costs = [r["new"] for r in reports], [r["cost"] for r in reports]
         deadline = time.time() + time_limit - (time.perf_counter() - t0) if time_limit else None
-        reports = _ask(conns, ("expand",), per_worker=[(ranks, give, deadline) for ranks, give in
-                                                        zip(_rank([r["keys"] for r in reports]), _balance(counts, costs))])
+        plan = zip(_rank([r["keys"] for r in reports]),
+                   _balance([r["new"] for r in reports], [r["cost"] for r in reports]))
+        reports = _ask(conns, ("expand",), per_worker=[(ranks, give, deadline) for ranks, give in plan])
     prog.close()
     return Result("incomplete" if reason else "pass", states, transitions, depth, time.perf_counter() - t0,
                   _witnesses(conns), strategy, None, [], reason, _birthday(states))
