@@ -107,13 +107,9 @@ def run_check(protocol: str, scenario: Scenario, mutant: str | None = None, prop
     props = properties_for(system, protocol, properties)
     judge = Judge(system, props, failure_free(workload).finals)
     mpi = mpi or hostfile is not None
-    if (workers > 1 or fingerprints or mpi) and strategy != "bfs":
-        raise UsageError(f"--workers, --fingerprints and --mpi run a breadth-first search; drop --strategy {strategy}")
+    search_options(strategy, workers, fingerprints, mpi, bool(checkpoint or recover))
     snapshots = None
     if checkpoint or recover:
-        if strategy != "bfs" or workers > 1 or fingerprints or mpi:
-            raise UsageError("--checkpoint and --recover save a breadth-first search on one worker; "
-                             "drop --strategy, --workers, --fingerprints and --mpi")
         from rrcheck.checker.resume import Snapshots
         snapshots = Snapshots(search_identity(system, workload, mutant, props, reduce), checkpoint, recover,
                               checkpoint_every)
@@ -127,6 +123,16 @@ def run_check(protocol: str, scenario: Scenario, mutant: str | None = None, prop
     path = save_counterexample(out, protocol, mutant, scenario, system, workload, props, result)
     return Check(protocol, mutant, scenario, result, path,
                  sets_of_one=len(set(system.ctx.group_of)) == system.n)
+
+
+def search_options(strategy: str, workers: int = 1, fingerprints: bool = False, mpi: bool = False,
+                   saved: bool = False) -> None:
+    """Refuse, before any work, the options of a search that do not go together."""
+    if (workers > 1 or fingerprints or mpi) and strategy != "bfs":
+        raise UsageError(f"--workers, --fingerprints and --mpi run a breadth-first search; drop --strategy {strategy}")
+    if saved and (strategy != "bfs" or workers > 1 or fingerprints or mpi):
+        raise UsageError("--checkpoint and --recover save a breadth-first search on one worker; "
+                         "drop --strategy, --workers, --fingerprints and --mpi")
 
 
 def search_identity(system, workload, mutant, props, reduce: bool) -> dict:

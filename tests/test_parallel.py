@@ -124,8 +124,11 @@ def test_balance_evens_the_work_not_the_count():
     (["--workers", "0"], "--workers must be at least 1"),
     (["--workers", "2", "--strategy", "dfs"], "--workers, --fingerprints and --mpi run a breadth-first search"),
     (["--fingerprints", "--strategy", "random"], "--workers, --fingerprints and --mpi run a breadth-first search"),
+    (["--checkpoint", "/proc/ck", "--workers", "2"], "--checkpoint and --recover save a breadth-first search on one"),
 ])
 def test_parallel_bad_options_are_one_line(argv, needle):
-    p = subprocess.run([sys.executable, "-m", "rrcheck", "check", "coordinated", "--scenario", "1", *argv],
+    """Refused before any work: nothing on standard output, one line on standard error."""
+    p = subprocess.run([sys.executable, "-m", "rrcheck", "check", "coordinated", *argv],
                        capture_output=True, text=True)
     assert p.returncode == 2 and needle in p.stderr and "Traceback" not in p.stderr
+    assert p.stdout == "" and len(p.stderr.splitlines()) == 1

@@ -316,7 +316,7 @@ EXIT = {"pass": 0, "violation": 1, "incomplete": 3}
 
 
 def cmd_check(args) -> int:
-    from rrcheck.checker.check import run_check
+    from rrcheck.checker.check import run_check, search_options
     from rrcheck.files import check_dir
     if args.all:
         if args.protocol or args.mutant or args.scenario or args.grouping or args.properties \
@@ -332,6 +332,8 @@ def cmd_check(args) -> int:
     if not args.protocol and not args.mutant:
         raise UsageError("name a protocol (rrcheck list) or use --all")
     checks = plan(args)
+    search_options(args.strategy, args.workers, args.fingerprints, args.mpi or bool(args.hostfile),
+                   bool(args.checkpoint or args.recover))
     out = check_dir(args.out, "--out")
     if args.mpi or args.hostfile:  # mpiexec and the hostfile before any work
         from rrcheck.checker.distributed import preflight
