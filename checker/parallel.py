@@ -117,12 +117,16 @@ def _coordinate(system, conns, t0, max_states, time_limit, prog, strategy) -> Re
         if any(r["depth_bound"] for r in reports):
             reason = f"depth bound {system.bounds.depth} reached"
         prog.tick(states, sum(r["new"] for r in reports), depth)
+        # a generation cut short may have found nothing new: that is not the end of the search
+        if any(r["cut_short"] for r in reports):
+            reason = f"time limit {time_limit:g} s reached"
+            break
         if not any(r["new"] for r in reports):
             break
         if max_states and states >= max_states:
             reason = f"state bound {max_states:,} reached"
             break
-        if time_limit and (time.perf_counter() - t0 > time_limit or any(r["cut_short"] for r in reports)):
+        if time_limit and time.perf_counter() - t0 > time_limit:
             reason = f"time limit {time_limit:g} s reached"
             break
         deadline = time.time() + time_limit - (time.perf_counter() - t0) if time_limit else None

@@ -1,8 +1,10 @@
 """The BFS on several worker processes is the BFS on one: same verdict, property,
 states, transitions, depth, counterexample (and a pass's witnesses)."""
 import multiprocessing
+import os
 import subprocess
 import sys
+import time
 
 import pytest
 
@@ -65,6 +67,19 @@ def test_parallel_time_limit_stops_inside_a_generation():
     sc = TWO_BY_TWO  # 222,949 states, about 15 s on two workers
     r = run_check("correlated-set", sc, progress=False, workers=2, time_limit=1.0).result
     assert r.verdict == "incomplete" and "time limit" in r.reason and r.seconds < 6
+
+
+def test_parallel_time_limit_met_before_any_state_is_incomplete_not_pass(monkeypatch):
+    """A loaded machine can pass the deadline before a worker expands one state
+    of a generation: nothing new then means cut short, not the end of the search."""
+    import types
+    from rrcheck.checker import parallel
+    here = os.getpid()
+    late = types.SimpleNamespace(time=lambda: time.time() + (0 if os.getpid() == here else 3600),
+                                 perf_counter=time.perf_counter, thread_time=time.thread_time)
+    monkeypatch.setattr(parallel, "time", late)  # the forked workers' clocks are an hour on
+    r = run_check("hmpl", DEFAULTS["hmpl"][0], progress=False, workers=2, time_limit=600).result
+    assert r.verdict == "incomplete" and "time limit" in r.reason
 
 
 def test_parallel_worker_error_reaches_the_caller_and_leaves_no_process():
