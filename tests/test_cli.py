@@ -211,6 +211,16 @@ def test_an_incomplete_check_all_exits_3(tmp_path, capsys):
     assert "INCOMPLETE" in out and "incomplete" in out.splitlines()[-2]
 
 
+def test_check_all_searches_as_asked(tmp_path, capsys):
+    """--all takes the search options of one check, and refuses the same pairs."""
+    argv = ["check", "--all", "--max-states", "10", "--no-progress", "--json", "--out", str(tmp_path)]
+    assert main(argv + ["--strategy", "dfs"]) == 3
+    rows = [json.loads(line) for line in capsys.readouterr().out.splitlines()][:-1]
+    assert rows and {r["strategy"] for r in rows} == {"dfs"}
+    assert main(argv + ["--strategy", "dfs", "--workers", "2"]) == 2
+    assert capsys.readouterr().out == ""
+
+
 def test_every_curated_counterexample_replays_with_its_values(capsys):
     root = Path(__file__).resolve().parent.parent / "counterexamples"
     for f in sorted(root.glob("*.json")):

@@ -328,6 +328,7 @@ def cmd_check(args) -> int:
         if args.mpi or args.hostfile or args.fingerprints:
             raise UsageError("--mpi, --hostfile and --fingerprints are for one protocol's search; --all takes "
                              "--workers N")
+        search_options(args.strategy, args.workers, False, False, False)
         return _check_all(args, check_dir(args.out, "--out"))
     if not args.protocol and not args.mutant:
         raise UsageError("name a protocol (rrcheck list) or use --all")
@@ -405,8 +406,9 @@ def _check_all(args, out: Path) -> int:
     try:
         for k, (protocol, mutant, sc) in enumerate(todo, start=1):
             say(f"[{k}/{len(todo)}] {mutant or protocol} {sc.label()}")
-            c = run_check(protocol, sc, mutant, out=out, max_states=args.max_states, time_limit=args.time_limit,
-                          progress=False, workers=args.workers)
+            c = run_check(protocol, sc, mutant, out=out, strategy=args.strategy, max_states=args.max_states,
+                          time_limit=args.time_limit, seed=args.seed, reduce=not args.no_reduce, progress=False,
+                          anyway=args.anyway, workers=args.workers)
             r = c.result
             if r.verdict == "incomplete":
                 incomplete += 1
