@@ -26,7 +26,7 @@ import time
 from dataclasses import asdict
 from pathlib import Path
 
-from rrcheck.checker.errors import UsageError
+from rrcheck.checker.errors import FingerprintCollision, UsageError
 from rrcheck.checker.explore import Progress, Result
 from rrcheck.checker.invariants import Violation
 
@@ -67,6 +67,8 @@ def run(job: dict, workers: int, hostfile: str | None, time_limit: float | None)
         out = json.loads(resf.read_text())
     if "error" in out:
         raise UsageError(f"the MPI search failed: {out['error']}")
+    if "collision" in out:
+        raise FingerprintCollision(out["collision"])
     v = out["violation"]
     return Result(out["verdict"], out["states"], out["transitions"], out["depth"], out["seconds"],
                   out["witnesses"], "bfs", Violation(v["property"], v["message"], v["values"]) if v else None,
@@ -244,6 +246,8 @@ def main(jobf: str, resf: str) -> int:
                "seconds": r.seconds, "witnesses": r.witnesses, "reason": r.reason,
                "violation": r.violation.as_dict() if r.violation else None,
                "trace": [list(a) for a in r.trace], "collision_probability": r.collision_probability}
+    except FingerprintCollision as e:
+        out = {"collision": str(e)}
     except Exception as e:  # noqa: BLE001 — reported by the calling process as one line
         out = {"error": f"{type(e).__name__}: {e}"}
     finally:

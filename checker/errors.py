@@ -13,3 +13,8 @@ class ModelError(Exception):
     def __init__(self, message: str, events: list | None = None):
         super().__init__(message)
         self.events = events or []
+
+
+class FingerprintCollision(Exception):
+    """Two states met under one 64-bit fingerprint (``--workers``, ``--fingerprints``):
+    the search has no verdict; exit status 3, as for an incomplete one."""

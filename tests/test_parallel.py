@@ -82,6 +82,20 @@ def test_parallel_time_limit_met_before_any_state_is_incomplete_not_pass(monkeyp
     assert r.verdict == "incomplete" and "time limit" in r.reason
 
 
+def test_a_fingerprint_collision_is_one_line_and_no_verdict(monkeypatch, tmp_path, capsys):
+    from rrcheck.checker import parallel
+    from rrcheck.cli import main
+
+    def collide(system, conns, base):
+        raise parallel.FingerprintCollision(f"the path to fingerprint {base:#x} replays to another state")
+    monkeypatch.setattr(parallel, "_path", collide)
+    argv = ["check", "--mutant", "hmpl/no-wildcard-block", "--workers", "2", "--out", str(tmp_path), "--no-progress"]
+    assert main(argv) == 3
+    err = capsys.readouterr().err
+    assert len(err.splitlines()) == 1 and "fingerprint" in err and "Traceback" not in err
+    assert not list(tmp_path.iterdir())  # no counterexample written
+
+
 def test_parallel_worker_error_reaches_the_caller_and_leaves_no_process():
     system, workload = make_system("coordinated", DEFAULTS["coordinated"][0])
     step = system.step

@@ -16,7 +16,7 @@ import json
 import sys
 
 from rrcheck import __version__
-from rrcheck.checker.errors import ModelError, UsageError
+from rrcheck.checker.errors import FingerprintCollision, ModelError, UsageError
 
 
 class Parser(argparse.ArgumentParser):
@@ -65,6 +65,10 @@ def main(argv: list[str] | None = None) -> int:
         print(f"rrcheck: {e}{where}: a bug in the model (or a mutant that breaks one of its assertions), "
               "not in the input", file=sys.stderr)
         return 1
+    except FingerprintCollision as e:
+        print(f"rrcheck: {e}: two states share a 64-bit fingerprint, so this search has no verdict; run it "
+              "again without --workers and --fingerprints, which keeps whole states", file=sys.stderr)
+        return 3
     except KeyboardInterrupt:
         print("rrcheck: interrupted", file=sys.stderr)
         return 130

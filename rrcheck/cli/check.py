@@ -11,7 +11,8 @@
 
 Exit status: 0 as expected (a pass; for ``--all`` every protocol passes and
 every mutant is caught; for ``replay`` the same violation reproduced), 1 a
-violation or a surprise, 2 a usage error (one line on stderr), 3 incomplete.
+violation or a surprise, 2 a usage error (one line on stderr), 3 incomplete (or
+a fingerprint collision: no verdict).
 """
 from __future__ import annotations
 
