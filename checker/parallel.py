@@ -191,7 +191,7 @@ def _path(system, conns, base) -> list:
     for a in out:
         s = system.step(s, a)[0]
     if hash(s) != base:
-        raise FingerprintCollision(f"the path to fingerprint {base:#x} replays to another state")
+        raise FingerprintCollision(f"the path to fingerprint {base % 2 ** 64:#018x} replays to another state")
     return out
 
 

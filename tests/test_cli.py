@@ -217,8 +217,31 @@ def test_check_all_searches_as_asked(tmp_path, capsys):
     assert main(argv + ["--strategy", "dfs"]) == 3
     rows = [json.loads(line) for line in capsys.readouterr().out.splitlines()][:-1]
     assert rows and {r["strategy"] for r in rows} == {"dfs"}
-    assert main(argv + ["--strategy", "dfs", "--workers", "2"]) == 2
-    assert capsys.readouterr().out == ""
+    fresh = tmp_path / "new"
+    table = ["check", "--all", "--no-progress", "--out", str(fresh), "--strategy", "dfs", "--workers", "2"]
+    assert main(table) == 2
+    assert capsys.readouterr().out == "" and not fresh.exists()
+
+
+def test_check_all_gives_a_collision_or_a_raise_its_row_and_goes_on(tmp_path, capsys, monkeypatch):
+    from rrcheck.checker import check
+    from rrcheck.checker.errors import FingerprintCollision, ModelError
+    plan = check.default_plan()[:3]
+    real = check.run_check
+    faults = {0: FingerprintCollision("the path to fingerprint 0x1 replays to another state"),
+              1: ModelError("the model raised AssertionError: an orphan reported twice")}
+
+    def run(protocol, sc, mutant=None, **kw):
+        k = next(i for i, x in enumerate(plan) if x == (protocol, mutant, sc))
+        if k in faults:
+            raise faults[k]
+        return real(protocol, sc, mutant, **kw)
+    monkeypatch.setattr(check, "default_plan", lambda: plan)
+    monkeypatch.setattr(check, "run_check", run)
+    assert main(["check", "--all", "--no-progress", "--json", "--out", str(tmp_path)]) == 1
+    *rows, summary = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    assert [r["verdict"] for r in rows[:2]] == ["incomplete", "error"] and rows[2]["expected"]
+    assert summary["finished"] == 3 and summary["incomplete"] == 1 and summary["not_as_expected"] == 1
 
 
 def test_every_curated_counterexample_replays_with_its_values(capsys):

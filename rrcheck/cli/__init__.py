@@ -67,7 +67,7 @@ def main(argv: list[str] | None = None) -> int:
         return 1
     except FingerprintCollision as e:
         print(f"rrcheck: {e}: two states share a 64-bit fingerprint, so this search has no verdict; run it "
-              "again without --workers and --fingerprints, which keeps whole states", file=sys.stderr)
+              "again without --workers, --fingerprints and --mpi, which keeps whole states", file=sys.stderr)
         return 3
     except KeyboardInterrupt:
         print("rrcheck: interrupted", file=sys.stderr)

@@ -396,6 +396,7 @@ def _check_all(args, out: Path) -> int:
     line), so an interrupt keeps every finished row; exit 0 all as expected,
     1 one is not, 3 one search incomplete and none unexpected, 130 interrupted."""
     from rrcheck.checker.check import default_plan, run_check
+    from rrcheck.checker.errors import FingerprintCollision, ModelError
     todo = default_plan()
     say = _say(args.progress is not False)
     good = bad = incomplete = 0
@@ -407,9 +408,21 @@ def _check_all(args, out: Path) -> int:
     try:
         for k, (protocol, mutant, sc) in enumerate(todo, start=1):
             say(f"[{k}/{len(todo)}] {mutant or protocol} {sc.label()}")
-            c = run_check(protocol, sc, mutant, out=out, strategy=args.strategy, max_states=args.max_states,
-                          time_limit=args.time_limit, seed=args.seed, reduce=not args.no_reduce, progress=False,
-                          anyway=args.anyway, workers=args.workers)
+            try:
+                c = run_check(protocol, sc, mutant, out=out, strategy=args.strategy, max_states=args.max_states,
+                              time_limit=args.time_limit, seed=args.seed, reduce=not args.no_reduce,
+                              progress=False, anyway=args.anyway, workers=args.workers)
+            except (FingerprintCollision, ModelError) as e:  # a row like the others; the rest still run
+                collided = isinstance(e, FingerprintCollision)
+                incomplete, bad = incomplete + collided, bad + (not collided)
+                verdict, mark = ("incomplete", "NO VERDICT") if collided else ("error", "MODEL RAISED")
+                if args.json:
+                    print(json.dumps({"protocol": protocol, "mutant": mutant, "scenario": sc.label(),
+                                      "verdict": verdict, "reason": str(e), "expected": False}), flush=True)
+                else:
+                    print(f"{(mutant or protocol):<44} {sc.label():<34} {verdict:<10} {'-':<22} {'-':>9} {'-':>6}  "
+                          f"{mark}: {e}", flush=True)
+                continue
             r = c.result
             if r.verdict == "incomplete":
                 incomplete += 1
