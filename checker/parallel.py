@@ -60,6 +60,10 @@ def explore_parallel(system, judge, workers: int, max_states: int | None = None,
     conns = [a for a, _ in pipes]
     try:
         return _coordinate(system, conns, t0, max_states, time_limit, Progress(progress), strategy="bfs")
+    except BaseException:  # an interrupt or an error: busy workers would finish their generation first
+        for p in procs:
+            p.terminate()
+        raise
     finally:
         for c in conns:
             try:
