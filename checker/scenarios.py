@@ -167,7 +167,7 @@ SLOW: dict[str, tuple[Scenario, ...]] = {
 # reach: with one failure and no checkpoint, more than 3 million states by depth 13 in
 # two minutes. Its failure-free runs are 182 states; the growth is in the recovery, where
 # the stubborn set's closure (an empty channel brings its sender in) takes in every process
-# (docs/design.md §5: what a closure that knew the recovery's control traffic would give).
+# (docs/design.md §5: why no account of the recovery's control traffic narrows it).
 TWO_BY_TWO = Scenario("pairs", at_sites=True, crash_kinds=("node",),
                       note="two sets of two, a checkpoint per set, node crash")
 FIGURES: dict[str, tuple[Scenario, ...]] = {"hmpl": (SLOW["hmpl"][0],), "correlated-set": (TWO_BY_TWO,)}
