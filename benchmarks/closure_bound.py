@@ -1,6 +1,6 @@
 """What keeps Guermouche and Ropars' Fig. 2 (sd_fig2, one failure, no checkpoint) out
 of reach: the stubborn set's closure ("an empty channel into the set brings its sender
-in", checker/model.py). This replaces the closure by narrower ones and counts the
+in", checker/model/system.py). This replaces the closure by narrower ones and counts the
 states a breadth-first search reaches within a time limit:
 
 - ``sound``: the engine's own closure;
@@ -33,8 +33,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 import record  # noqa: E402  (benchmarks/record.py)
 
-from rrcheck.checker.explore import CRASHES, no_cycle_collection  # noqa: E402
-from rrcheck.checker.scenarios import Scenario, make_system  # noqa: E402
+from rrcheck.checker.explicit.explore import CRASHES, no_cycle_collection  # noqa: E402
+from rrcheck.checker.model.scenarios import Scenario, make_system  # noqa: E402
 
 SCENARIO = Scenario("sd_fig2", failures=1, checkpoints=0, crash_kinds=("process",))
 

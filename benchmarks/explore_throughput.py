@@ -1,5 +1,5 @@
 """Explicit-state search throughput on the default scenarios (states, seconds,
-states/s), with and without the reductions of checker/model.py.
+states/s), with and without the reductions of checker/model/system.py.
 
     python benchmarks/explore_throughput.py [--full]   # --full: also without reductions (slow)
     python benchmarks/explore_throughput.py --speedup [--rounds R]
@@ -25,8 +25,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 import record  # noqa: E402  (benchmarks/record.py)
 
-from rrcheck.checker.check import run_check  # noqa: E402
-from rrcheck.checker.scenarios import DEFAULTS, MUTANT_SCENARIOS, SLOW  # noqa: E402
+from rrcheck.checker.explicit.check import run_check  # noqa: E402
+from rrcheck.checker.model.scenarios import DEFAULTS, MUTANT_SCENARIOS, SLOW  # noqa: E402
 from rrcheck.protocols.mutants import MUTANTS  # noqa: E402
 
 
@@ -90,8 +90,8 @@ def at_scale() -> dict:
 
 _MEASURE = """
 import json, resource, sys
-from rrcheck.checker.check import run_check
-from rrcheck.checker.scenarios import DEFAULTS
+from rrcheck.checker.explicit.check import run_check
+from rrcheck.checker.model.scenarios import DEFAULTS
 protocol, label, mode = sys.argv[1:]
 sc = next(sc for sc in DEFAULTS[protocol] if sc.label() == label)
 run_check(protocol, sc, reduce=False, max_states=1)  # imports and caches: the baseline

@@ -1,6 +1,6 @@
 """Per mutant: the runs (examples) and seconds the stateful Hypothesis engine
 needs to find it on its fuzz configuration (twice its exhaustive scenario,
-checker/fuzz.py), against the states and seconds of the explicit search on the
+checker/stateful/fuzz.py), against the states and seconds of the explicit search on the
 exhaustive scenario and on the same fuzz configuration.
 
     python benchmarks/fuzz_vs_explore.py [--seeds K] [--time-limit S]
@@ -21,9 +21,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 import record  # noqa: E402  (benchmarks/record.py)
 
-from rrcheck.checker.check import run_check  # noqa: E402
-from rrcheck.checker.fuzz import fuzz_scenario, procs_of, run_fuzz, sequential_failures  # noqa: E402
-from rrcheck.checker.scenarios import MUTANT_SCENARIOS  # noqa: E402
+from rrcheck.checker.explicit.check import run_check  # noqa: E402
+from rrcheck.checker.stateful.fuzz import fuzz_scenario, procs_of, run_fuzz, sequential_failures  # noqa: E402
+from rrcheck.checker.model.scenarios import MUTANT_SCENARIOS  # noqa: E402
 from rrcheck.protocols.mutants import MUTANTS  # noqa: E402
 
 

@@ -1,6 +1,6 @@
 """How long `rrcheck predict` takes against ranks and messages.
 
-The journals are written by the model (checker/predict/synth.py: a seeded
+The journals are written by the model (runtime/predict/synth.py: a seeded
 failure-free schedule of System, in the runtime's journal format), because a
 64-rank MPI run does not fit this machine; ``--mpi`` adds real runs of 4 and 8
 ranks. The workload is master_worker (every result collected with
@@ -24,8 +24,8 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import record  # noqa: E402
 
-from rrcheck.checker.predict import predict  # noqa: E402
-from rrcheck.checker.predict.synth import synthesize  # noqa: E402
+from rrcheck.runtime.predict import predict  # noqa: E402
+from rrcheck.runtime.predict.synth import synthesize  # noqa: E402
 
 GRID = [(4, 100), (4, 1000), (16, 1000), (64, 1000), (16, 10_000), (64, 10_000)]
 QUICK = [(4, 100), (16, 1000)]

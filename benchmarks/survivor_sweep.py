@@ -33,8 +33,8 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import record  # noqa: E402  (benchmarks/record.py)
-from rrcheck.checker.check import run_check  # noqa: E402
-from rrcheck.checker.scenarios import DEFAULTS, MUTANT_SCENARIOS, SLOW  # noqa: E402
+from rrcheck.checker.explicit.check import run_check  # noqa: E402
+from rrcheck.checker.model.scenarios import DEFAULTS, MUTANT_SCENARIOS, SLOW  # noqa: E402
 from rrcheck.protocols.base import Protocol  # noqa: E402
 from rrcheck.protocols.mutants import MUTANTS, PROTOCOLS  # noqa: E402
 

@@ -25,8 +25,8 @@ sys.path.insert(0, str(ROOT))
 
 import record  # noqa: E402  (benchmarks/record.py)
 
-from rrcheck.checker.check import run_check  # noqa: E402
-from rrcheck.checker.scenarios import DEFAULTS, Scenario  # noqa: E402
+from rrcheck.checker.explicit.check import run_check  # noqa: E402
+from rrcheck.checker.model.scenarios import DEFAULTS, Scenario  # noqa: E402
 from rrcheck.checker.tla import SPECIFIED, run_tla  # noqa: E402
 
 def largest_defaults() -> list:

@@ -3,7 +3,7 @@
 import argparse
 import sys
 
-from rrcheck.checker.errors import UsageError
+from rrcheck.errors import UsageError
 from rrcheck.grouping import cli
 
 

@@ -10,7 +10,7 @@ import sys
 import time
 from pathlib import Path
 
-from rrcheck.checker.trace import write_atomic
+from rrcheck.checker.traces.counterexample import write_atomic
 
 ROOT = Path(__file__).resolve().parents[1]
 RESULTS = ROOT / "benchmarks" / "results"

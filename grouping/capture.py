@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Iterable, Mapping
 
-from rrcheck.checker.errors import UsageError
+from rrcheck.errors import UsageError
 from rrcheck.grouping.graph import CommGraph
 
 

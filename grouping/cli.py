@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 import time
 
-from rrcheck.checker.errors import UsageError
+from rrcheck.errors import UsageError
 from rrcheck.grouping.cost import evaluate
 from rrcheck.grouping.groups import METHODS, make_grouping
 from rrcheck.grouping.patterns import load_pattern, pattern_names

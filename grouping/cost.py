@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from rrcheck.checker.errors import UsageError
+from rrcheck.errors import UsageError
 
 ALPHA = 0.23
 BETA = 0.124

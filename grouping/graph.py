@@ -21,7 +21,7 @@ from typing import Iterable
 
 import numpy as np
 
-from rrcheck.checker.errors import UsageError
+from rrcheck.errors import UsageError
 
 
 @dataclass(frozen=True, slots=True, eq=False)

@@ -9,7 +9,7 @@ from collections.abc import Iterable
 
 import numpy as np
 
-from rrcheck.checker.errors import UsageError
+from rrcheck.errors import UsageError
 
 METHODS = ("node", "metis", "kmetis", "pmetis", "rcb", "rpcs")
 LEVELS = ("process", "node")

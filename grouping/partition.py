@@ -17,7 +17,7 @@ from __future__ import annotations
 import numpy as np
 import pymetis
 
-from rrcheck.checker.errors import UsageError
+from rrcheck.errors import UsageError
 from rrcheck.grouping.cost import cost_eq1, restart_ratio
 
 _METIS_MAX_WEIGHT = 1_000_000

@@ -19,7 +19,7 @@ import math
 
 import numpy as np
 
-from rrcheck.checker.errors import UsageError
+from rrcheck.errors import UsageError
 from rrcheck.grouping.graph import CommGraph
 from rrcheck.grouping.placement import dual_bisection, grid_cells
 

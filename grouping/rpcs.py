@@ -29,7 +29,7 @@ import math
 
 import numpy as np
 
-from rrcheck.checker.errors import UsageError
+from rrcheck.errors import UsageError
 
 
 class NodeGrid:

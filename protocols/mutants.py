@@ -49,7 +49,7 @@ class Mutant:
 
     @property
     def model(self) -> dict:
-        """Model knobs (checker/model.py MODEL_KNOBS) a model-level mutant sets wrong."""
+        """Model knobs (checker/model/system.py MODEL_KNOBS) a model-level mutant sets wrong."""
         return self.extra.get("model", {})
 
 
@@ -241,7 +241,7 @@ MUTANTS: dict[str, Mutant] = {m.name: m for m in (
            "every non-deterministic event (Waitany/Testany outcomes, probes), not only ANY_SOURCE, is "
            "logged before the process goes on (15)",
            "Meyer 2014 §4.2.3 (piecewise determinism, §4.1)", ("NoOrphan", "FailureFreeEquivalence")),
-    # Model-level mutants: the model's own semantics set wrong (checker/model.py MODEL_KNOBS), run
+    # Model-level mutants: the model's own semantics set wrong (checker/model/system.py MODEL_KNOBS), run
     # under a correct protocol. They show the properties, not golden files, pin the model's rules.
     # (A crash that keeps the packets addressed to the dead process for its next incarnation is not
     # among them: every protocol here drops such stale packets by SSN or epoch, so no property can
@@ -267,7 +267,7 @@ MUTANTS: dict[str, Mutant] = {m.name: m for m in (
 
 
 def build(protocol: str, mutant: str | None = None) -> Protocol:
-    from rrcheck.checker.errors import UsageError
+    from rrcheck.errors import UsageError
     if mutant:
         if mutant not in MUTANTS:
             raise UsageError(f"unknown mutant {mutant!r}; `rrcheck list` shows them all")

@@ -29,12 +29,12 @@ def check(protocol: str | None = None, workload=None, *, mutant: str | None = No
 
     ``workload`` is a built-in name (``rrcheck list``), the path of a
     ``.toml``/``.json`` workload file, or the document of one as a dict
-    (checker/workload_file.py gives the format). Returns a
-    :class:`rrcheck.checker.check.Check`: ``.result.verdict`` is ``pass``,
+    (checker/model/workload_file.py gives the format). Returns a
+    :class:`rrcheck.checker.explicit.check.Check`: ``.result.verdict`` is ``pass``,
     ``violation`` or ``incomplete``; ``.result.violation``, ``.result.witnesses``,
     ``.vacuous`` (why a pass exercised nothing, or None) and ``.counterexample``
     (a file under ``out``, if given). Bad input raises
-    :class:`rrcheck.checker.errors.UsageError`.
+    :class:`rrcheck.errors.UsageError`.
 
         >>> from rrcheck import check
         >>> c = check("sbml", "examples/race.toml", crash_kinds=("process",))
@@ -43,9 +43,9 @@ def check(protocol: str | None = None, workload=None, *, mutant: str | None = No
     """
     from pathlib import Path
 
-    from rrcheck.checker import check as C
-    from rrcheck.checker.errors import UsageError
-    from rrcheck.checker.scenarios import Scenario
+    from rrcheck.checker.explicit import check as C
+    from rrcheck.errors import UsageError
+    from rrcheck.checker.model.scenarios import Scenario
     from rrcheck.protocols.mutants import MUTANTS
     if mutant:
         if mutant not in MUTANTS:
@@ -61,7 +61,7 @@ def check(protocol: str | None = None, workload=None, *, mutant: str | None = No
     elif isinstance(workload, Path):
         workload = str(workload)
     sc = Scenario(workload, procs, nodes, failures, checkpoints, tuple(crash_kinds), at_sites=at_sites)
-    from rrcheck.checker.workloads import make
+    from rrcheck.checker.model.workloads import make
     make(sc.workload, sc.procs, sc.nodes)
     return C.run_check(protocol, sc, mutant, properties, Path(out) if out else None, max_states=max_states,
                        time_limit=time_limit, progress=False, anyway=anyway)
@@ -83,7 +83,7 @@ def _documents():
 def replay(path):
     """Re-execute a counterexample file: returns (reproduced, difference, replay)
     where ``difference`` says what differs from the recorded violation."""
-    from rrcheck.checker import trace as T
+    from rrcheck.checker.traces import counterexample as T
     cx = T.load(path)
     rep = T.replay(cx)
     diff = T.differences(cx.violation, rep.violation)

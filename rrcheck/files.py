@@ -17,7 +17,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-from rrcheck.checker.errors import UsageError
+from rrcheck.errors import UsageError
 
 STDOUT = "-"
 

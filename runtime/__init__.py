@@ -4,6 +4,6 @@ The sans-I/O protocol objects of protocols/ run unchanged over mpi4py: a rank
 (runtime/rank.py) executes their effects on real messages, stable storage is
 files (runtime/storage.py), failures are soft crashes or real kills under ULFM,
 and every run writes a journal of the model's scheduler events that
-``rrcheck check-trace`` replays on checker/model.py with the same invariants
+``rrcheck check-trace`` replays on checker/model/system.py with the same invariants
 (runtime/check.py).
 """

@@ -1,6 +1,6 @@
 """The numerical side of the workloads, carried above the protocol.
 
-Each application follows the program of its model twin in checker/workloads.py
+Each application follows the program of its model twin in checker/model/workloads.py
 op by op: ``produce`` gives the data of a ``send`` op, ``consume`` folds in the
 data of a ``recv`` op. Its state is a dict of numpy arrays, saved with every
 checkpoint image; ``output`` is what a run with failures must reproduce.
@@ -19,7 +19,7 @@ from functools import partial
 
 import numpy as np
 
-from rrcheck.checker import workloads as W
+from rrcheck.checker.model import workloads as W
 
 
 def digest(arrays: dict) -> str:

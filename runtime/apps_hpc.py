@@ -2,7 +2,7 @@
 (Bouteiller et al. 2013 §4.4), carried above the protocol like the
 apps of runtime/apps.py.
 
-Their model twins (checker/workloads.py: ``cg``, ``hier_bcast``...) tag every
+Their model twins (checker/model/workloads.py: ``cg``, ``hier_bcast``...) tag every
 message with its iteration and role (``tag = ROLES * k + role``); the data
 hooks read the tag, so a step's computation happens at a fixed op whatever
 the interleaving. Every reception names its source, the reduction trees are
@@ -16,7 +16,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from rrcheck.checker import workloads as W
+from rrcheck.checker.model import workloads as W
 
 
 def _step(op: tuple) -> tuple[int, int]:

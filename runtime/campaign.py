@@ -28,7 +28,7 @@ WORKLOADS = ("stencil2d", "ring", "master_worker", "cg", "hier_bcast", "hier_red
 def fits(protocol: str, workload: str, n: int, nodes: int) -> bool:
     """The workload is within the protocol's assumptions (a protocol for
     send-deterministic applications does not run master_worker)."""
-    from rrcheck.checker.workloads import NON_DETERMINISTIC
+    from rrcheck.checker.model.workloads import NON_DETERMINISTIC
     from rrcheck.protocols.mutants import PROTOCOLS
     from rrcheck.runtime.apps import twin
     return not (getattr(PROTOCOLS[protocol], "requires_send_determinism", False)

@@ -1,9 +1,9 @@
 """``rrcheck check-trace``: the invariants of checker/invariants on a real run.
 
 The journals of a run hold, per rank incarnation, the scheduler events it
-executed. They are merged into one execution of the model (checker/model.py)
+executed. They are merged into one execution of the model (checker/model/system.py)
 and replayed there with the :class:`rrcheck.checker.invariants.Judge`, exactly as a
-counterexample file is (checker/trace.py). The merge is by failure
+counterexample file is (checker/traces/counterexample.py). The merge is by failure
 generation: every event is stamped with the number of failures its rank knew
 of (F, propagated on every packet), so
 
@@ -28,10 +28,10 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from rrcheck.checker.errors import UsageError
+from rrcheck.errors import UsageError
 from rrcheck.checker.invariants import Judge, Violation, applicable
-from rrcheck.checker.model import Bounds, System
-from rrcheck.checker.workloads import DETERMINISTIC
+from rrcheck.checker.model.system import Bounds, System
+from rrcheck.checker.model.workloads import DETERMINISTIC
 from rrcheck.runtime import apps
 from rrcheck.runtime.files import Event, RunConfig, journal_path, load_config, load_journal, protocol_of
 
@@ -72,7 +72,7 @@ def failure_free_finals(system: System) -> set | None:
     if system.workload.determinism != DETERMINISTIC:
         if sum(len(prog) for prog in system.workload.programs) > FAILURE_FREE_OPS:
             return None  # too many interleavings to enumerate: FailureFreeEquivalence is not judged
-        from rrcheck.checker.classify import failure_free
+        from rrcheck.checker.model.classify import failure_free
         return set(failure_free(system.workload).finals)
     from rrcheck.protocols.base import Plain
     plain = System(Plain(), system.workload, Bounds(failures=0, checkpoints=0))

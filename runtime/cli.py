@@ -6,7 +6,7 @@ import json
 import sys
 from pathlib import Path
 
-from rrcheck.checker.errors import UsageError
+from rrcheck.errors import UsageError
 
 WITNESSES = ("rollbacks", "survivor_rollbacks", "crashes", "node_crashes", "checkpoints", "replayed_receptions",
              "logged_messages_resent", "duplicates_dropped", "stale_dropped", "in_transit_at_recovery_line",

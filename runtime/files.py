@@ -11,7 +11,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from rrcheck.checker.errors import UsageError
+from rrcheck.errors import UsageError
 
 SCHEMA_VERSION = 1
 

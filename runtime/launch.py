@@ -17,7 +17,7 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from rrcheck.checker.errors import UsageError
+from rrcheck.errors import UsageError
 from rrcheck.runtime import apps
 from rrcheck.runtime.files import CrashSpec, RunConfig, load_result
 
@@ -219,7 +219,7 @@ def outputs(results, deterministic: bool = True) -> list:
 
 
 def _deterministic(cfg: RunConfig) -> bool:
-    from rrcheck.checker.workloads import DETERMINISTIC
+    from rrcheck.checker.model.workloads import DETERMINISTIC
     return apps.twin(cfg.workload, cfg.n, cfg.nodes, cfg.iters).determinism == DETERMINISTIC
 
 

@@ -1,7 +1,7 @@
 """One MPI rank: the application's model twin and its real data, driven
 through a sans-I/O protocol object (docs/design.md §3, §7).
 
-A rank executes exactly the scheduler events of checker/model.py — an
+A rank executes exactly the scheduler events of checker/model/system.py — an
 application ``step``, the match of a message (``recv``), the arrival of a
 packet (``deliver``), a protocol ``internal`` step, a ``crash`` and a
 ``restart`` — calling the same protocol handlers and executing their effects
@@ -23,7 +23,7 @@ from __future__ import annotations
 from collections import Counter
 from pathlib import Path
 
-from rrcheck.checker.workloads import M32, mix
+from rrcheck.checker.model.workloads import M32, mix
 from rrcheck.protocols.base import (ANY, AppMsg, Checkpoint, Context, Deliver, Note, Restore,
                             Send)
 from rrcheck.runtime import apps, codec

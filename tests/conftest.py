@@ -17,7 +17,7 @@ SWEEPS = ("test_invariants_reductions_keep_the_verdict", "test_invariants_mutant
 def pytest_cmdline_main(config):
     """One line, not a traceback, in a Python without the project; and the guard on
     two processes when pytest-xdist is there (unless -n is given; not on its workers)."""
-    missing = [m for m in ("rrcheck.checker.check", "z3", "hypothesis") if not _importable(m)]
+    missing = [m for m in ("rrcheck.checker.explicit.check", "z3", "hypothesis") if not _importable(m)]
     if missing:
         raise pytest.UsageError(f"{', '.join(missing)} cannot be imported in this Python: install the "
                                 "project first, python -m pip install -e '.[test]'")
@@ -44,7 +44,7 @@ def pytest_collection_modifyitems(items):
 @pytest.fixture(scope="session")
 def checked():
     """Memoised checks: a scenario explored once per session."""
-    from rrcheck.checker.check import run_check
+    from rrcheck.checker.explicit.check import run_check
     cache = {}
 
     def get(protocol, scenario, mutant=None, properties=None, out=None, reduce=True):

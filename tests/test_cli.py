@@ -125,7 +125,7 @@ def test_replay_svg_to_dev_null_and_stdout(tmp_path, capsys):
 # --- honest results --------------------------------------------------------------------------
 
 def test_check_protocol_checks_every_default_scenario(capsys):
-    from rrcheck.checker.scenarios import DEFAULTS
+    from rrcheck.checker.model.scenarios import DEFAULTS
     assert main(["check", "coordinated", "--json", "--no-progress"]) == 0
     d = json.loads(capsys.readouterr().out)
     assert [c["scenario"].split()[0] for c in d["checks"]] == [s.workload for s in DEFAULTS["coordinated"]]
@@ -224,8 +224,8 @@ def test_check_all_searches_as_asked(tmp_path, capsys):
 
 
 def test_check_all_gives_a_collision_or_a_raise_its_row_and_goes_on(tmp_path, capsys, monkeypatch):
-    from rrcheck.checker import check
-    from rrcheck.checker.errors import FingerprintCollision, ModelError
+    from rrcheck.checker.explicit import check
+    from rrcheck.errors import FingerprintCollision, ModelError
     plan = check.default_plan()[:3]
     real = check.run_check
     faults = {0: FingerprintCollision("the path to fingerprint 0x1 replays to another state"),
@@ -256,9 +256,9 @@ def test_theorem1_unchecked_is_vacuous_only_where_a_set_has_members_to_check():
     """Fig. 1's sets are single processes (sender-based logging): Theorem1 has
     no intra-set message to check, which is no vacuity; on sets of two a pass
     that never checked a recovery line is."""
-    from rrcheck.checker.check import vacuity
-    from rrcheck.checker.explore import Result
-    from rrcheck.checker.scenarios import Scenario
+    from rrcheck.checker.explicit.check import vacuity
+    from rrcheck.checker.explicit.explore import Result
+    from rrcheck.checker.model.scenarios import Scenario
     w = {"crashes": 3, "rollbacks": 3, "terminal_states_after_failure": 2, "checkpoints": 1,
          "rollbacks_to_a_checkpoint": 1, "theorem1_lines_checked": 0}
     r = Result("pass", 10, 12, 4, 0.1, w, "bfs")

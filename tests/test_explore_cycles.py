@@ -1,14 +1,14 @@
-"""A search pauses Python's cycle collector (checker/explore.py, no_cycle_collection):
+"""A search pauses Python's cycle collector (checker/explicit/explore.py, no_cycle_collection):
 sound only while a search makes no reference cycles, which these searches hold it to."""
 import gc
 
 import pytest
 
-from rrcheck.checker.check import default_plan, properties_for
-from rrcheck.checker.classify import failure_free
-from rrcheck.checker.explore import explore
+from rrcheck.checker.explicit.check import default_plan, properties_for
+from rrcheck.checker.model.classify import failure_free
+from rrcheck.checker.explicit.explore import explore
 from rrcheck.checker.invariants import Judge
-from rrcheck.checker.scenarios import DEFAULTS, SLOW, make_system, scenario_for_mutant
+from rrcheck.checker.model.scenarios import DEFAULTS, SLOW, make_system, scenario_for_mutant
 
 
 def _search(protocol, scenario, mutant=None, **kw):

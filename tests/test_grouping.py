@@ -9,7 +9,7 @@ import json
 import numpy as np
 import pytest
 
-from rrcheck.checker.errors import UsageError
+from rrcheck.errors import UsageError
 from rrcheck.grouping import CommGraph, from_groups, make_grouping, validate
 from rrcheck.grouping import cli, nas, partition
 from rrcheck.grouping.groups import compact

@@ -6,10 +6,10 @@ from dataclasses import replace
 
 import pytest
 
-from rrcheck.checker import workloads as W
-from rrcheck.checker.classify import failure_free
-from rrcheck.checker.model import Bounds, System
-from rrcheck.checker.scenarios import DEFAULTS, MUTANT_SCENARIOS
+from rrcheck.checker.model import workloads as W
+from rrcheck.checker.model.classify import failure_free
+from rrcheck.checker.model.system import Bounds, System
+from rrcheck.checker.model.scenarios import DEFAULTS, MUTANT_SCENARIOS
 from rrcheck.protocols.app_level import AppLevel, _get, stopped
 from rrcheck.protocols.base import AppMsg, Context, Deliver, Mail, Packet, Restore, Send
 
@@ -237,7 +237,7 @@ def test_invariants_app_level_node_crash_restarts_both():
     incarnation wins and everyone meets at a line both can reach."""
     from dataclasses import replace as dc_replace
 
-    from rrcheck.checker.explore import explore
+    from rrcheck.checker.explicit.explore import explore
     from rrcheck.checker.invariants import Judge
     w = dc_replace(W.make("c3_two_epochs"), node_of=(0, 0))
     system = System(AppLevel(), w, Bounds(failures=1, checkpoints=2, crash_kinds=("node",)))

@@ -4,9 +4,9 @@ from pathlib import Path
 
 import pytest
 
-from rrcheck.checker import trace as T
-from rrcheck.checker.errors import UsageError
-from rrcheck.checker.render import svg
+from rrcheck.checker.traces import counterexample as T
+from rrcheck.errors import UsageError
+from rrcheck.checker.traces.render import svg
 from rrcheck.protocols.mutants import MUTANTS
 
 CURATED = Path(__file__).resolve().parents[1] / "counterexamples"

@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from rrcheck.checker import explain as X
-from rrcheck.checker import trace as T
-from rrcheck.checker.scenarios import Scenario, make_system
+from rrcheck.checker.traces import explain as X
+from rrcheck.checker.traces import counterexample as T
+from rrcheck.checker.model.scenarios import Scenario, make_system
 
 CURATED = Path(__file__).resolve().parents[1] / "counterexamples"
 

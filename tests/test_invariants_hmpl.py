@@ -4,8 +4,8 @@ thesis' assumption (no failure during recovery) make the difference they
 claim, and HMPL's own properties each catch a mutant on their own."""
 import pytest
 
-from rrcheck.checker import trace as T
-from rrcheck.checker.scenarios import DEFAULTS, MUTANT_SCENARIOS, Scenario
+from rrcheck.checker.traces import counterexample as T
+from rrcheck.checker.model.scenarios import DEFAULTS, MUTANT_SCENARIOS, Scenario
 from rrcheck.protocols.mutants import MUTANTS
 
 MOMENTS = ("crash_receiver_before_t2", "crash_receiver_t2_t4", "crash_receiver_t4_t6",

@@ -4,8 +4,8 @@ checked; and switching any property off is noticed by the guard."""
 import pytest
 
 from rrcheck.checker import invariants
-from rrcheck.checker import trace as T
-from rrcheck.checker.scenarios import MUTANT_SCENARIOS
+from rrcheck.checker.traces import counterexample as T
+from rrcheck.checker.model.scenarios import MUTANT_SCENARIOS
 from rrcheck.protocols.mutants import MUTANTS
 
 
@@ -43,7 +43,7 @@ def test_invariants_each_property_catches_a_mutant_alone(checked, prop):
 
 @pytest.mark.parametrize("name", sorted(MUTANTS))
 def test_invariants_reductions_keep_the_verdict(checked, name):
-    """The reductions of checker/model.py reach the same verdict as the full
+    """The reductions of checker/model/system.py reach the same verdict as the full
     interleaving semantics (a search stopped at its first violation says
     nothing about state counts: test_invariants_reductions_keep_terminal_states
     compares those)."""
@@ -60,7 +60,7 @@ def test_invariants_other_strategies_catch_theorem2(strategy):
     """Depth-first search finds Theorem 2's execution (Fig. 2) too. (A thousand
     seeded random walks do not: the orphan needs the crash of P2 between m5's
     send and its delivery and the replay of m4 first, too narrow a path.)"""
-    from rrcheck.checker.check import run_check
+    from rrcheck.checker.explicit.check import run_check
     name = "correlated-set/no-internal-event-logging"
     c = run_check("correlated-set", MUTANT_SCENARIOS[name], name, strategy=strategy, seed=7)
     assert c.result.verdict == "violation" and c.result.violation.property in MUTANTS[name].catches
@@ -68,8 +68,8 @@ def test_invariants_other_strategies_catch_theorem2(strategy):
 
 
 def test_invariants_depth_bound_makes_search_incomplete():
-    from rrcheck.checker.check import run_check
-    from rrcheck.checker.scenarios import Scenario
+    from rrcheck.checker.explicit.check import run_check
+    from rrcheck.checker.model.scenarios import Scenario
     r = run_check("sbml", Scenario("ring", 2, 2, depth=3)).result
     assert r.verdict == "incomplete" and "depth" in r.reason
 
@@ -92,7 +92,7 @@ def test_invariants_guard_notices_a_property_switched_off(monkeypatch, prop):
     longer reported as expected: the row of ``rrcheck check --all`` turns
     SURPRISE or NOT CAUGHT, and so does this suite's
     test_invariants_mutant_caught_and_replays."""
-    from rrcheck.checker.check import run_check
+    from rrcheck.checker.explicit.check import run_check
     name = _pinned(prop)[0]
     m = MUTANTS[name]
     monkeypatch.setattr(invariants, "DISABLED", {prop})

@@ -3,7 +3,7 @@ scenarios — and the pass is not vacuous: failures, rollbacks and checkpoints
 happened, and runs with failures reached their end."""
 import pytest
 
-from rrcheck.checker.scenarios import DEFAULTS, SLOW, TWO_BY_TWO, Scenario
+from rrcheck.checker.model.scenarios import DEFAULTS, SLOW, TWO_BY_TWO, Scenario
 
 CASES = [pytest.param(p, sc, id=f"{p}-{sc.label()}") for p, scs in DEFAULTS.items() for sc in scs]
 THEOREM1 = ("correlated-set", "coordinated", "chandy-lamport")  # sets of several roll back together
@@ -114,8 +114,8 @@ def test_invariants_reductions_keep_terminal_states(protocol, scenario):
     """The reductions (crash points, ignored deliveries, stubborn sets) reach
     exactly the terminal states of the full interleaving semantics — where the
     end-of-run properties are judged — through fewer states."""
-    from rrcheck.checker.explore import reachable
-    from rrcheck.checker.scenarios import make_system
+    from rrcheck.checker.explicit.explore import reachable
+    from rrcheck.checker.model.scenarios import make_system
     system, _ = make_system(protocol, scenario)
     full, red = set(), set()
     n_full = reachable(system, full.add)

@@ -6,16 +6,16 @@ from dataclasses import replace
 
 import pytest
 
-from rrcheck.checker import workloads as W
-from rrcheck.checker.check import run_check
-from rrcheck.checker.classify import failure_free
+from rrcheck.checker.model import workloads as W
+from rrcheck.checker.explicit.check import run_check
+from rrcheck.checker.model.classify import failure_free
 from rrcheck.cli import main
-from rrcheck.checker.errors import UsageError
-from rrcheck.checker.explore import CRASHES, explore
+from rrcheck.errors import UsageError
+from rrcheck.checker.explicit.explore import CRASHES, explore
 from rrcheck.checker.invariants import Judge
 from rrcheck.checker.invariants.send_deterministic import restart_terminal
-from rrcheck.checker.model import Bounds, System
-from rrcheck.checker.scenarios import DEFAULTS, MUTANT_SCENARIOS, Scenario
+from rrcheck.checker.model.system import Bounds, System
+from rrcheck.checker.model.scenarios import DEFAULTS, MUTANT_SCENARIOS, Scenario
 from rrcheck.protocols.mutants import MUTANTS
 from rrcheck.protocols.send_deterministic import SendDeterministic
 
@@ -116,7 +116,7 @@ def test_invariants_send_deterministic_fig2_random_walks():
     holds m7 until m3 is re-received and passes, the mutant without phases
     delivers m7 before P2 re-sent m3."""
     sc = Scenario("sd_fig2", checkpoints=0, crash_kinds=("process",))
-    from rrcheck.checker.scenarios import make_system
+    from rrcheck.checker.model.scenarios import make_system
     system, wl = make_system(SD, sc)
     judge = Judge(system, None, failure_free(wl).finals)
     r = explore(system, judge, "random", seed=3, walks=150)

@@ -1,4 +1,4 @@
-"""The stateful Hypothesis engine (checker/stateful.py, `rrcheck fuzz`) under
+"""The stateful Hypothesis engine (checker/stateful/machine.py, `rrcheck fuzz`) under
 its `ci` profile: every correct protocol's state machine finds nothing on its
 default scenarios, every mutant is caught on its own and on a configuration
 twice that size with a shrunk counterexample that replays, and on the default
@@ -10,12 +10,12 @@ import json
 
 import pytest
 
-from rrcheck.checker import trace as T
+from rrcheck.checker.traces import counterexample as T
 from rrcheck.cli import main
-from rrcheck.checker.fuzz import (FUZZ_NOT_DOUBLED, FUZZ_OUT_OF_REACH, FUZZ_SCENARIOS, at_least_twice, fuzz_scenario, procs_of,
+from rrcheck.checker.stateful.fuzz import (FUZZ_NOT_DOUBLED, FUZZ_OUT_OF_REACH, FUZZ_SCENARIOS, at_least_twice, fuzz_scenario, procs_of,
                                   run_fuzz, sequential_failures)
-from rrcheck.checker.scenarios import DEFAULTS, MUTANT_SCENARIOS, Scenario, make_system
-from rrcheck.checker.stateful import machine
+from rrcheck.checker.model.scenarios import DEFAULTS, MUTANT_SCENARIOS, Scenario, make_system
+from rrcheck.checker.stateful.machine import machine
 from rrcheck.protocols.mutants import MUTANTS
 
 CASES = [(p, sc) for p, scs in DEFAULTS.items() for sc in scs]
@@ -116,7 +116,7 @@ def test_invariants_stateful_machine_has_a_rule_per_event_kind():
     (transition) and at the end of each run (terminal)."""
     from hypothesis.stateful import RuleBasedStateMachine
 
-    from rrcheck.checker.classify import failure_free
+    from rrcheck.checker.model.classify import failure_free
     from rrcheck.checker.invariants import Judge
     system, wl = make_system("sbml", Scenario("ring", 2, 2))
     cls = machine(system, Judge(system, None, failure_free(wl).finals))
@@ -132,7 +132,7 @@ def test_invariants_stateful_machine_has_a_rule_per_event_kind():
 def test_fuzz_offers_the_profiles_the_engine_registers():
     from hypothesis import settings
 
-    from rrcheck.checker import fuzz, stateful
+    from rrcheck.checker.stateful import fuzz, machine as stateful
     assert fuzz.PROFILES == stateful.PROFILES
     for name in fuzz.PROFILES:
         assert settings.get_profile(name).database is None  # runs are reproducible from --seed alone

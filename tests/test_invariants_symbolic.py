@@ -9,7 +9,7 @@ import json
 import pytest
 
 from rrcheck.checker import symbolic
-from rrcheck.checker.scenarios import MUTANT_SCENARIOS
+from rrcheck.checker.model.scenarios import MUTANT_SCENARIOS
 from rrcheck.checker.symbolic import core, reach
 from rrcheck.cli import main
 from rrcheck.protocols.mutants import MUTANTS

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import pytest
 
-from rrcheck.checker.scenarios import make_system
+from rrcheck.checker.model.scenarios import make_system
 from rrcheck.checker.symbolic import LEMMAS, build, project, prove
 from rrcheck.protocols.mutants import MUTANTS
 

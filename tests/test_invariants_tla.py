@@ -23,11 +23,11 @@ from pathlib import Path
 
 import pytest
 
-from rrcheck.checker.check import run_check
-from rrcheck.checker.scenarios import DEFAULTS, MUTANT_SCENARIOS, SLOW, Scenario, make_system
+from rrcheck.checker.explicit.check import run_check
+from rrcheck.checker.model.scenarios import DEFAULTS, MUTANT_SCENARIOS, SLOW, Scenario, make_system
 from rrcheck.checker.tla import SPECIFIED, run_tla
 from rrcheck.checker.tla.run import TlcMissing, java, jar
-from rrcheck.checker import trace as T
+from rrcheck.checker.traces import counterexample as T
 from rrcheck.protocols.mutants import MUTANTS
 
 try:

@@ -12,18 +12,18 @@ import subprocess
 
 import pytest
 
-from rrcheck.checker.scenarios import Scenario, make_system
+from rrcheck.checker.model.scenarios import Scenario, make_system
 from rrcheck.checker.tla.model import SPECS, model_files
 from rrcheck.checker.tla.run import TlcMissing, jar, java
 from rrcheck.checker.tla.values import _canon_tla, parse
-from rrcheck.checker.workloads import M32, mix
+from rrcheck.checker.model.workloads import M32, mix
 
 SD = "send-deterministic"
 
 
 def test_invariants_tla_sum_term_is_rrchecks_digest():
     """<<"sum", base, bag>>: the base's digest plus each payload's, as
-    checker/model.py adds a payload under combine "sum"."""
+    checker/model/system.py adds a payload under combine "sum"."""
     pay1, pay2 = '<<"pay", <<"init", 1>>, 0>>', '<<"pay", <<"rcv", <<"init", 2>>, 0, 7>>, 1>>'
     term = parse(f'<<"sum", <<"init", 0>>, (<<1, {pay1}>> :> 1 @@ <<2, {pay2}>> :> 2)>>')
     want = (mix(0) + mix(mix(1), 0) + 2 * mix(mix(mix(2), 0, 7), 1)) & M32
@@ -94,8 +94,8 @@ def test_invariants_tla_app_level_collective_mutants_caught_alike(name, tmp_path
     after a collective with a stopped process breaks LogEndNoBackwardCrossing
     at the joint call, and a call not logged as late leaves the recovery
     stuck; the two engines agree, and TLC's trace replays on the Python model."""
-    from rrcheck.checker import trace as T
-    from rrcheck.checker.check import run_check
+    from rrcheck.checker.traces import counterexample as T
+    from rrcheck.checker.explicit.check import run_check
     from rrcheck.checker.tla import run_tla
     try:
         java(), jar()

@@ -2,11 +2,11 @@
 to it, never as a traceback (the checker's bug or a mutant's, not the user's)."""
 import pytest
 
-from rrcheck.checker.classify import failure_free
-from rrcheck.checker.errors import ModelError
-from rrcheck.checker.explore import explore
+from rrcheck.checker.model.classify import failure_free
+from rrcheck.errors import ModelError
+from rrcheck.checker.explicit.explore import explore
 from rrcheck.checker.invariants import Judge
-from rrcheck.checker.scenarios import DEFAULTS, make_system
+from rrcheck.checker.model.scenarios import DEFAULTS, make_system
 from rrcheck.cli import main
 
 
@@ -44,7 +44,7 @@ def test_the_cli_says_it_in_one_line(monkeypatch, capsys):
     def run_check(*a, **k):
         raise ModelError("the model raised AssertionError: P1 restarts", [("crash", 1), ("restart", 1)])
 
-    monkeypatch.setattr("rrcheck.checker.check.run_check", run_check)
+    monkeypatch.setattr("rrcheck.checker.explicit.check.run_check", run_check)
     assert main(["check", "coordinated", "--scenario", "1", "--no-progress"]) == 1
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and 'after the events [["crash", 1], ["restart", 1]]' in err[0] and "Traceback" not in err[0]

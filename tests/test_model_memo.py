@@ -2,9 +2,9 @@
 starting it over changes nothing a search reports (docs/design.md §2)."""
 import pytest
 
-from rrcheck.checker import model
-from rrcheck.checker.check import run_check
-from rrcheck.checker.scenarios import DEFAULTS
+from rrcheck.checker.model import system as model
+from rrcheck.checker.explicit.check import run_check
+from rrcheck.checker.model.scenarios import DEFAULTS
 
 
 @pytest.mark.parametrize("protocol,k", [("send-deterministic", 1), ("app-level", 2), ("hmpl", 3)])

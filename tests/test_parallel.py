@@ -8,11 +8,11 @@ import time
 
 import pytest
 
-from rrcheck.checker.check import default_plan, run_check
-from rrcheck.checker.classify import failure_free
+from rrcheck.checker.explicit.check import default_plan, run_check
+from rrcheck.checker.model.classify import failure_free
 from rrcheck.checker.invariants import Judge
-from rrcheck.checker.parallel import _balance, explore_parallel
-from rrcheck.checker.scenarios import DEFAULTS, TWO_BY_TWO, make_system, scenario_for_mutant
+from rrcheck.checker.explicit.parallel import _balance, explore_parallel
+from rrcheck.checker.model.scenarios import DEFAULTS, TWO_BY_TWO, make_system, scenario_for_mutant
 
 # default scenarios above ~25,000 reduced states: the whole catalogue runs under -m slow
 LARGE = {("correlated-set", TWO_BY_TWO.label()), ("sbml", "ring n=2/2nodes f=1 c=1"),
@@ -73,7 +73,7 @@ def test_parallel_time_limit_met_before_any_state_is_incomplete_not_pass(monkeyp
     """A loaded machine can pass the deadline before a worker expands one state
     of a generation: nothing new then means cut short, not the end of the search."""
     import types
-    from rrcheck.checker import parallel
+    from rrcheck.checker.explicit import parallel
     here = os.getpid()
     late = types.SimpleNamespace(time=lambda: time.time() + (0 if os.getpid() == here else 3600),
                                  perf_counter=time.perf_counter, thread_time=time.thread_time)
@@ -83,7 +83,7 @@ def test_parallel_time_limit_met_before_any_state_is_incomplete_not_pass(monkeyp
 
 
 def test_a_fingerprint_collision_is_one_line_and_no_verdict(monkeypatch, tmp_path, capsys):
-    from rrcheck.checker import parallel
+    from rrcheck.checker.explicit import parallel
     from rrcheck.cli import main
 
     def collide(system, conns, base):
@@ -120,7 +120,7 @@ def test_invariants_parallel_given_states_keep_the_one_worker_order(monkeypatch,
     """Every generation, each worker gives a third of its states to the next one:
     they are expanded after the receiver's own, yet the parents, the first
     violation and the cut counts are those of one worker."""
-    from rrcheck.checker import parallel
+    from rrcheck.checker.explicit import parallel
 
     monkeypatch.setattr(parallel, "_balance", lambda counts, costs: [{(w + 1) % len(counts): c // 3} if c >= 3 else {}
                                                                      for w, c in enumerate(counts)])

@@ -1,4 +1,4 @@
-"""The breadth-first search on MPI ranks (checker/distributed.py) is the search
+"""The breadth-first search on MPI ranks (checker/explicit/distributed.py) is the search
 on forked workers, and on one: the same verdict, property, counts and
 counterexample, through `rrcheck check --mpi`."""
 from __future__ import annotations
@@ -10,8 +10,8 @@ import sys
 
 import pytest
 
-from rrcheck.checker.check import run_check
-from rrcheck.checker.scenarios import DEFAULTS, scenario_for_mutant
+from rrcheck.checker.explicit.check import run_check
+from rrcheck.checker.model.scenarios import DEFAULTS, scenario_for_mutant
 
 pytest.importorskip("mpi4py")
 if not (shutil.which("mpiexec") or shutil.which("mpirun")):

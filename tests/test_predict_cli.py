@@ -5,7 +5,7 @@ import json
 
 import pytest
 
-from rrcheck.checker.predict.synth import synthesize
+from rrcheck.runtime.predict.synth import synthesize
 from rrcheck.cli import main
 
 

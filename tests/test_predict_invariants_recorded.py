@@ -12,8 +12,8 @@ that holds the survivor's reception, so there is no hazard, and no cut may
 be offered that the model cannot replay."""
 from pathlib import Path
 
-from rrcheck.checker import trace as T
-from rrcheck.checker.predict import predict
+from rrcheck.checker.traces import counterexample as T
+from rrcheck.runtime.predict import predict
 
 RUNS = Path(__file__).parent / "data" / "runs"
 

@@ -6,10 +6,10 @@ import itertools
 
 import pytest
 
-from rrcheck.checker import predict as P
-from rrcheck.checker import trace as T
-from rrcheck.checker.predict import hazards
-from rrcheck.checker.predict.synth import synthesize
+from rrcheck.runtime import predict as P
+from rrcheck.checker.traces import counterexample as T
+from rrcheck.runtime.predict import hazards
+from rrcheck.runtime.predict.synth import synthesize
 from rrcheck.runtime import apps
 
 MUTANTS = [("sbml", "sbml/send-before-rsn-ack"), ("hmpl", "hmpl/no-wildcard-block"),

@@ -9,9 +9,9 @@ from dataclasses import replace
 
 import pytest
 
-from rrcheck.checker.check import run_check
-from rrcheck.checker.errors import UsageError
-from rrcheck.checker.scenarios import DEFAULTS, scenario_for_mutant
+from rrcheck.checker.explicit.check import run_check
+from rrcheck.errors import UsageError
+from rrcheck.checker.model.scenarios import DEFAULTS, scenario_for_mutant
 
 
 def _same(a, b):

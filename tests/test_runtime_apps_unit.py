@@ -6,7 +6,7 @@ import random
 import numpy as np
 import pytest
 
-from rrcheck.checker import workloads as W
+from rrcheck.checker.model import workloads as W
 from rrcheck.protocols.base import ANY
 from rrcheck.runtime import apps
 from rrcheck.runtime.apps_hpc import CG, Collective

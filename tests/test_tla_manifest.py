@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from rrcheck.checker.check import run_check
-from rrcheck.checker.scenarios import DEFAULTS, MUTANT_SCENARIOS
+from rrcheck.checker.explicit.check import run_check
+from rrcheck.checker.model.scenarios import DEFAULTS, MUTANT_SCENARIOS
 from rrcheck.checker.tla import SPECIFIED
 from rrcheck.protocols.mutants import MUTANTS
 

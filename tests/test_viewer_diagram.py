@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from rrcheck.checker import trace as T
-from rrcheck.checker.render import CLASS_COLOR, steps, svg
+from rrcheck.checker.traces import counterexample as T
+from rrcheck.checker.traces.render import CLASS_COLOR, steps, svg
 
 CURATED = Path(__file__).resolve().parents[1] / "counterexamples"
 NS = "{http://www.w3.org/2000/svg}"

@@ -1,8 +1,8 @@
 """Workloads declare their determinism class; failure-free exploration verifies it."""
 import pytest
 
-from rrcheck.checker import workloads as W
-from rrcheck.checker.classify import failure_free
+from rrcheck.checker.model import workloads as W
+from rrcheck.checker.model.classify import failure_free
 from rrcheck.cli import main
 
 

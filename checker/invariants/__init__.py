@@ -1,7 +1,7 @@
 """The consistency properties (docs/design.md §4), shared by every engine.
 
 Each property is a plain function of a state, or of a transition and the
-observations it produced (checker/model.py). :class:`Judge` applies the
+observations it produced (checker/model/system.py). :class:`Judge` applies the
 selected ones and counts the witnesses that make a pass non-vacuous.
 
 "Quiescent" below means no recovery under way: every process is up, none says
@@ -15,7 +15,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Callable, Iterable
 
-from rrcheck.checker.ghost import History
+from rrcheck.checker.model.ghost import History
 
 GENERAL = ("NoLostMessage", "NoDuplicateDelivery", "NoOrphan", "FailureFreeEquivalence",
            "Termination", "RollbackScope", "NoInTransitInGroup")

@@ -29,7 +29,7 @@ def _sends(ghost) -> int:
 
 def _clocks(judge) -> dict:
     """(src, dst, k, payload) -> sends per process in the message's causal past.
-    The payload digests its sender's reception sequence (checker/model.py), so
+    The payload digests its sender's reception sequence (checker/model/system.py), so
     the key determines the past, whatever path reached it."""
     c = getattr(judge, "_sd_clocks", None)
     if c is None:

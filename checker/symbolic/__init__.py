@@ -5,8 +5,8 @@ the two together). One module per lemma family.
 """
 from __future__ import annotations
 
-from rrcheck.checker.errors import UsageError
-from rrcheck.checker.scenarios import MUTANT_SCENARIOS
+from rrcheck.errors import UsageError
+from rrcheck.checker.model.scenarios import MUTANT_SCENARIOS
 from rrcheck.checker.symbolic import chandy_lamport, core, hmpl, log_end, pessimism, phases, project, reach, replay, theorem1
 from rrcheck.protocols.mutants import MUTANTS
 

@@ -24,7 +24,7 @@ from __future__ import annotations
 import z3
 
 from rrcheck.checker.invariants.hmpl import erasure_order, logged_once
-from rrcheck.checker.scenarios import Scenario
+from rrcheck.checker.model.scenarios import Scenario
 from rrcheck.checker.symbolic.core import Action, Lemma, Sorts, Symbol, forall
 
 NAME = "hmpl"

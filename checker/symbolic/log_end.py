@@ -29,7 +29,7 @@ from __future__ import annotations
 import z3
 
 from rrcheck.checker.invariants.app_level import no_backward_crossing, no_late_crossing
-from rrcheck.checker.scenarios import Scenario
+from rrcheck.checker.model.scenarios import Scenario
 from rrcheck.checker.symbolic.core import Action, Lemma, Sorts, Symbol, forall
 
 NAME = "log-end"
@@ -145,7 +145,7 @@ def cti_system(cti, protocol: str, mutant: str | None):
     was sent to it (a reception that never comes leaves it waiting: arrival
     is what the vocabulary reads, not the application's receive)."""
     from rrcheck.checker.symbolic.project import system_of
-    from rrcheck.checker.workloads import SITE, recv, send
+    from rrcheck.checker.model.workloads import SITE, recv, send
     procs = sorted(cti.universe["proc"])
     idx = {p: i for i, p in enumerate(procs)}
     pre = lambda sym: {r.split("->")[0] for r in cti.pre[sym]}  # noqa: E731

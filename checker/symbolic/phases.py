@@ -30,7 +30,7 @@ from __future__ import annotations
 import z3
 
 from rrcheck.checker.invariants import Violation
-from rrcheck.checker.scenarios import Scenario
+from rrcheck.checker.model.scenarios import Scenario
 from rrcheck.checker.symbolic.core import Action, Lemma, Sorts, Symbol, forall, total_order
 
 NAME = "phases"
@@ -190,7 +190,7 @@ def cti_system(cti, protocol: str, mutant: str | None):
     (``same``) one per node, and in each process the order of receptions and
     sends its ``dep`` relation fixes."""
     from rrcheck.checker.symbolic.project import groups, system_of
-    from rrcheck.checker.workloads import recv, send
+    from rrcheck.checker.model.workloads import recv, send
     procs = sorted(cti.universe["proc"])
     idx = {p: i for i, p in enumerate(procs)}
     rigid = {sym: dict(r.split("->") for r in cti.rigid[sym]) for sym in ("src", "dst")}

@@ -29,7 +29,7 @@ import time
 from collections import Counter, deque
 from dataclasses import dataclass
 
-from rrcheck.checker.scenarios import Scenario, make_system
+from rrcheck.checker.model.scenarios import Scenario, make_system
 from rrcheck.checker.symbolic.reach import trace_to
 
 
@@ -148,8 +148,8 @@ def system_of(protocol: str, mutant: str | None, name: str, progs, node_of, what
               **bounds):
     """The system of a workload a lemma module built from a CTI (its programs and
     placement), under the failure and checkpoint ``bounds`` of a Scenario."""
-    from rrcheck.checker.model import System
-    from rrcheck.checker.workloads import Workload
+    from rrcheck.checker.model.system import System
+    from rrcheck.checker.model.workloads import Workload
     from rrcheck.protocols.mutants import MUTANTS, build
     w = Workload(name, tuple(progs), "deterministic", tuple(node_of), what, fifo=fifo)
     return System(build(protocol, mutant), w, Scenario(name, **bounds).bounds(), None,

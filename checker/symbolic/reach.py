@@ -1,5 +1,5 @@
 """Is a lemma's violation reachable in the protocol rrcheck runs? A breadth-first
-search over a small scenario's :class:`~rrcheck.checker.model.System`
+search over a small scenario's :class:`~rrcheck.checker.model.system.System`
 (``actions``/``step``, no reduction, so every reachable state is judged) that
 evaluates the lemma's Python twin on every transition.
 
@@ -17,7 +17,7 @@ from collections import deque
 from dataclasses import dataclass
 
 from rrcheck.checker.invariants import Judge
-from rrcheck.checker.scenarios import Scenario, make_system
+from rrcheck.checker.model.scenarios import Scenario, make_system
 
 
 @dataclass

@@ -31,7 +31,7 @@ from __future__ import annotations
 import z3
 
 from rrcheck.checker.invariants import Violation, contradicted
-from rrcheck.checker.scenarios import Scenario
+from rrcheck.checker.model.scenarios import Scenario
 from rrcheck.checker.symbolic.core import Action, Lemma, Sorts, Symbol, forall, total_order
 
 NAME = "replay"
@@ -172,7 +172,7 @@ def cti_system(cti, protocol: str, mutant: str | None):
     sending to q after the last reception ``osend(p, i, q)`` names (before any,
     if none does)."""
     from rrcheck.checker.symbolic.project import groups, system_of
-    from rrcheck.checker.workloads import recv, send
+    from rrcheck.checker.model.workloads import recv, send
     procs = sorted(cti.universe["proc"])
     idx = {p: i for i, p in enumerate(procs)}
     pos = sorted(cti.universe["pos"], key=lambda i: sum(r == f"{j},{i}" for r in cti.rigid["le"] for j in cti.universe["pos"]))

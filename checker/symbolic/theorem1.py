@@ -27,7 +27,7 @@ from __future__ import annotations
 import z3
 
 from rrcheck.checker.invariants import Violation
-from rrcheck.checker.scenarios import Scenario
+from rrcheck.checker.model.scenarios import Scenario
 from rrcheck.checker.symbolic.core import Action, Lemma, Sorts, Symbol, forall
 
 NAME = "theorem1"

@@ -10,7 +10,7 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
-from rrcheck.checker.errors import UsageError
+from rrcheck.errors import UsageError
 from rrcheck.checker.invariants import OWN, applicable
 
 # specs/ beside the source folders; installed as rrcheck/specs, the same two levels up

@@ -20,10 +20,12 @@ from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
 
-from rrcheck.checker import itf, trace as T
-from rrcheck.checker.check import properties_for
-from rrcheck.checker.errors import UsageError
-from rrcheck.checker.scenarios import Scenario, make_system
+from rrcheck.checker.tla import itf
+
+from rrcheck.checker.traces import counterexample as T
+from rrcheck.checker.explicit.check import properties_for
+from rrcheck.errors import UsageError
+from rrcheck.checker.model.scenarios import Scenario, make_system
 from rrcheck.checker.tla.model import SPECS, model_files, spec_of
 from rrcheck.checker.tla.values import events_of, parse_state
 

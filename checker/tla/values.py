@@ -3,7 +3,7 @@
 TLC prints a state as ``/\\ var = value`` lines. :func:`parse` reads the value
 syntax TLC prints (numbers, strings, booleans, ``<<…>>``, ``{…}``,
 ``[f |-> v]``, ``(k :> v @@ …)``); :func:`tla_view` and :func:`py_view` bring a
-TLC state and a :class:`rrcheck.checker.model.State` to one canonical form, in
+TLC state and a :class:`rrcheck.checker.model.system.State` to one canonical form, in
 which the spec's value terms are replaced by the Python model's 32-bit digests
 (specs/RollbackRecovery.tla, "Values as terms"). Two states are the same state
 exactly when their views are equal.
@@ -13,8 +13,8 @@ from __future__ import annotations
 import dataclasses
 import re
 
-from rrcheck.checker.errors import UsageError
-from rrcheck.checker.workloads import M32, mix
+from rrcheck.errors import UsageError
+from rrcheck.checker.model.workloads import M32, mix
 from rrcheck.protocols.base import COLLECTIVES
 
 
@@ -173,7 +173,7 @@ def events_of(system, states: list[dict]) -> list[tuple]:
     s = system.initial()
     if py_view(s) != tla_view(states[0]):
         raise UsageError("TLC's initial state differs from the Python model's: the spec and "
-                         "checker/model.py encode different systems")
+                         "checker/model/system.py encode different systems")
     events = []
     for t, target in enumerate(states[1:], start=1):
         want = tla_view(target)

@@ -16,7 +16,7 @@ import json
 import sys
 
 from rrcheck import __version__
-from rrcheck.checker.errors import FingerprintCollision, ModelError, UsageError
+from rrcheck.errors import FingerprintCollision, ModelError, UsageError
 
 
 class Parser(argparse.ArgumentParser):

@@ -21,7 +21,7 @@ import json
 import sys
 from pathlib import Path
 
-from rrcheck.checker.errors import UsageError
+from rrcheck.errors import UsageError
 from rrcheck.checker.invariants import DESCRIPTIONS
 
 # The witnesses every protocol's pass is read by, then those of each
@@ -191,7 +191,7 @@ def add_parsers(sub) -> None:
 
 
 def cmd_list(args) -> int:
-    from rrcheck.checker import workloads as W
+    from rrcheck.checker.model import workloads as W
     from rrcheck.protocols.mutants import MUTANTS, PROTOCOLS
     data = {
         "protocols": {n: {"source": c.source, "rollback_scope": c.scope, "knobs": c.KNOBS}
@@ -230,7 +230,7 @@ def _crash_kinds(text: str | None):
 
 def derive(base, args):
     """``base`` with the scenario options given on the command line."""
-    from rrcheck.checker.scenarios import Scenario
+    from rrcheck.checker.model.scenarios import Scenario
     wl = args.workload or base.workload
     same = wl == base.workload
     return Scenario(wl, args.procs if args.procs is not None else (base.procs if same else None),
@@ -244,7 +244,7 @@ def derive(base, args):
 
 def plan(args) -> list[tuple[str, str | None, object]]:
     """(protocol, mutant, scenario) of each check asked for."""
-    from rrcheck.checker.scenarios import DEFAULTS, scenario_for_mutant
+    from rrcheck.checker.model.scenarios import DEFAULTS, scenario_for_mutant
     from rrcheck.protocols.mutants import MUTANTS, PROTOCOLS
     protocol, mutant = args.protocol, args.mutant
     if mutant:
@@ -267,7 +267,7 @@ def plan(args) -> list[tuple[str, str | None, object]]:
             bases = [bases[args.scenario - 1]]
     if any(_given(args, k) for k in SCENARIO_OPTIONS):
         bases = [derive(bases[0], args)]
-    from rrcheck.checker import workloads as W
+    from rrcheck.checker.model import workloads as W
     from rrcheck.checker.invariants import applicable
     mine = applicable(PROTOCOLS[protocol].name)
     for prop in args.properties or ():
@@ -281,7 +281,7 @@ def plan(args) -> list[tuple[str, str | None, object]]:
 def _grouping(spec: str | None, scenario) -> tuple[int, ...] | None:
     if not spec:
         return None
-    from rrcheck.checker import workloads as W
+    from rrcheck.checker.model import workloads as W
     workload = W.make(scenario.workload, scenario.procs, scenario.nodes)
     if ":" in spec and not Path(spec).exists():
         method, _, k = spec.partition(":")
@@ -317,7 +317,7 @@ EXIT = {"pass": 0, "violation": 1, "incomplete": 3}
 
 
 def cmd_check(args) -> int:
-    from rrcheck.checker.check import run_check, search_options
+    from rrcheck.checker.explicit.check import run_check, search_options
     from rrcheck.files import check_dir
     if args.all:
         if args.protocol or args.mutant or args.scenario or args.grouping or args.properties \
@@ -338,7 +338,7 @@ def cmd_check(args) -> int:
                    bool(args.checkpoint or args.recover))
     out = check_dir(args.out, "--out")
     if args.mpi or args.hostfile:  # mpiexec and the hostfile before any work
-        from rrcheck.checker.distributed import preflight
+        from rrcheck.checker.explicit.distributed import preflight
         preflight(args.hostfile)
     saved = check_dir(args.checkpoint, "--checkpoint") if args.checkpoint else None
     recover = Path(args.recover) if args.recover else None
@@ -395,8 +395,8 @@ def _check_all(args, out: Path) -> int:
     """One row per check as it finishes (JSON: one line each, then a summary
     line), so an interrupt keeps every finished row; exit 0 all as expected,
     1 one is not, 3 one search incomplete and none unexpected, 130 interrupted."""
-    from rrcheck.checker.check import default_plan, run_check
-    from rrcheck.checker.errors import FingerprintCollision, ModelError
+    from rrcheck.checker.explicit.check import default_plan, run_check
+    from rrcheck.errors import FingerprintCollision, ModelError
     todo = default_plan()
     say = _say(args.progress is not False)
     good = bad = incomplete = 0
@@ -465,8 +465,8 @@ def _check_all(args, out: Path) -> int:
 
 
 def cmd_check_workload(args) -> int:
-    from rrcheck.checker import workloads as W
-    from rrcheck.checker.classify import failure_free
+    from rrcheck.checker.model import workloads as W
+    from rrcheck.checker.model.classify import failure_free
     w = W.make(args.workload, args.procs, args.nodes)
     ff = failure_free(w)
     ok = ff.satisfies(w.determinism) and ff.deadlocks == 0
@@ -487,7 +487,7 @@ def cmd_check_workload(args) -> int:
 def cmd_replay(args) -> int:
     """Re-execute a counterexample; exit 0 only if the same violation, with the
     same values, is reproduced; 1 saying what differs otherwise."""
-    from rrcheck.checker import trace as T
+    from rrcheck.checker.traces import counterexample as T
     from rrcheck.files import check_file
     svg_path = check_file(args.svg, "--svg") if args.svg else None
     html_path = check_file(args.html, "--html") if args.html else None
@@ -499,15 +499,15 @@ def cmd_replay(args) -> int:
     v = rep.violation
     diff = T.differences(cx.violation, v)
     if svg_path:
-        from rrcheck.checker.render import svg
+        from rrcheck.checker.traces.render import svg
         T.write_atomic(svg_path, svg(cx, rep))
-    from rrcheck.checker import explain as X
+    from rrcheck.checker.traces import explain as X
     rbs = X.explain(cx) if args.explain or args.json else []
     if html_path:
-        from rrcheck.checker.viewer import page
+        from rrcheck.checker.traces.viewer import page
         T.write_atomic(html_path, page(cx))
     if itf_path:
-        from rrcheck.checker.itf import write_replay_itf
+        from rrcheck.checker.tla.itf import write_replay_itf
         write_replay_itf(cx, itf_path)
     if svg_path == "-":
         pass
@@ -518,7 +518,7 @@ def cmd_replay(args) -> int:
     else:
         label = cx.mutant or cx.protocol
         print(f"{label} on {cx.workload}: {len(cx.events)} events")
-        from rrcheck.checker.render import steps
+        from rrcheck.checker.traces.render import steps
         for t, text in enumerate(steps(rep), start=1):
             print(f"  {t:>3}. {text}")
         if v:

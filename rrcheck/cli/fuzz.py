@@ -1,14 +1,14 @@
-"""``rrcheck fuzz``: the stateful Hypothesis engine (rrcheck.checker.fuzz) from the command line."""
+"""``rrcheck fuzz``: the stateful Hypothesis engine (rrcheck.checker.stateful.fuzz) from the command line."""
 from __future__ import annotations
 
 import dataclasses
 import json
 import sys
 
-from rrcheck.checker import workloads as W
-from rrcheck.checker.errors import UsageError
-from rrcheck.checker.fuzz import PROFILES, fuzz_scenario, run_fuzz, sequential_failures
-from rrcheck.checker.scenarios import DEFAULTS, Scenario
+from rrcheck.checker.model import workloads as W
+from rrcheck.errors import UsageError
+from rrcheck.checker.stateful.fuzz import PROFILES, fuzz_scenario, run_fuzz, sequential_failures
+from rrcheck.checker.model.scenarios import DEFAULTS, Scenario
 from rrcheck.cli.check import _crash_kinds, nonneg, print_check, scenario_args
 from rrcheck.files import check_dir
 from rrcheck.protocols.mutants import MUTANTS, PROTOCOLS

@@ -1,11 +1,11 @@
 """``rrcheck predict``: would another failure point or delivery order break a
-recorded MPI run? (rrcheck.checker.predict)"""
+recorded MPI run? (rrcheck.runtime.predict)"""
 from __future__ import annotations
 
 import json
 from pathlib import Path
 
-from rrcheck.checker.errors import UsageError
+from rrcheck.errors import UsageError
 
 
 def add_parser(sub) -> None:
@@ -21,7 +21,7 @@ def add_parser(sub) -> None:
 
 
 def cmd_predict(args) -> int:
-    from rrcheck.checker.predict import predict
+    from rrcheck.runtime.predict import predict
     kinds = tuple(k.strip() for k in args.crash_kinds.split(",") if k.strip())
     if not kinds or any(k not in ("process", "node") for k in kinds):
         raise UsageError("--crash-kinds takes process, node or process,node")

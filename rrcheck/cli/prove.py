@@ -12,7 +12,7 @@ import os
 import time
 from pathlib import Path
 
-from rrcheck.checker.errors import UsageError
+from rrcheck.errors import UsageError
 
 
 def add_parser(sub) -> None:

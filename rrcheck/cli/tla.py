@@ -15,7 +15,7 @@ import shutil
 import sys
 from pathlib import Path
 
-from rrcheck.checker.errors import UsageError
+from rrcheck.errors import UsageError
 
 
 def add_parser(sub) -> None:
@@ -106,7 +106,7 @@ def expected(c) -> bool:
 def _all(args, keep) -> int:
     """Every specified protocol's default scenarios and mutants, one row as each
     finishes."""
-    from rrcheck.checker.scenarios import DEFAULTS, scenario_for_mutant
+    from rrcheck.checker.model.scenarios import DEFAULTS, scenario_for_mutant
     from rrcheck.checker.tla import SPECIFIED, run_tla
     from rrcheck.protocols.mutants import MUTANTS, PROTOCOLS
     out = Path(args.out)

@@ -19,7 +19,7 @@ from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
-from rrcheck.checker.errors import UsageError
+from rrcheck.errors import UsageError
 
 SCHEMA_VERSION = 1
 FILE = "search.json"
@@ -56,7 +56,7 @@ class Snapshots:
         """Write the search now (whole or not at all)."""
         if self.save_to is None:
             return
-        from rrcheck.checker.trace import tool_version, write_atomic
+        from rrcheck.checker.traces.counterexample import tool_version, write_atomic
         index = {s: i for i, s in enumerate(parent)}
         tree = [(-1, []) if link is None else (index[link[0]], list(link[1])) for link in parent.values()]
         doc = SearchFile(schema_version=SCHEMA_VERSION, tool=tool_version(), identity=self.identity, tree=tree,

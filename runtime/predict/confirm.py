@@ -1,13 +1,13 @@
 """Confirmation of a witness on the model and its counterexample file
-(rrcheck.checker.predict, step 4)."""
+(rrcheck.runtime.predict, step 4)."""
 from __future__ import annotations
 
 import time
 from dataclasses import dataclass, field
 
-from rrcheck.checker.errors import UsageError
-from rrcheck.checker.predict.clocks import Trace
-from rrcheck.checker.predict.hazards import Candidate
+from rrcheck.errors import UsageError
+from rrcheck.runtime.predict.clocks import Trace
+from rrcheck.runtime.predict.hazards import Candidate
 
 CONFIRM_SECONDS = 10.0      # steered walks per witness, CPU-bounded by wall clock
 MAX_CONFIRMATIONS = 8        # witnesses tried on the model before reporting the rest unconfirmed
@@ -41,7 +41,7 @@ def remember_internal(proto) -> None:
 def confirm(trace: Trace, cfg, cand: Candidate, properties=None) -> Confirmation:
     """Replay the cut on the model, inject the failure, search the recovery."""
     from rrcheck.checker.invariants import Judge, applicable
-    from rrcheck.checker.model import Bounds, System
+    from rrcheck.checker.model.system import Bounds, System
     from rrcheck.runtime import apps
     from rrcheck.runtime.check import failure_free_finals
     from rrcheck.runtime.files import protocol_of
@@ -98,7 +98,7 @@ def _steer(system, judge, start, cand: Candidate):
     as it is there, and not the original one before. Returns (actions,
     violation) or None."""
     import random
-    from rrcheck.checker.explore import CRASHES
+    from rrcheck.checker.explicit.explore import CRASHES
     w = cand.r[0]
     x, dst, k = cand.message
     t0 = time.perf_counter()
@@ -144,11 +144,11 @@ def _steer(system, judge, start, cand: Candidate):
 
 
 def counterexample(cfg, conf: Confirmation, properties):
-    """The confirmed witness as a checker/trace.py counterexample, when the
+    """The confirmed witness as a checker/traces/counterexample.py counterexample, when the
     format can name the run's workload (its size arguments are procs and
     nodes only); None otherwise."""
-    from rrcheck.checker import trace as T
-    from rrcheck.checker import workloads as W
+    from rrcheck.checker.traces import counterexample as T
+    from rrcheck.checker.model import workloads as W
     from rrcheck.checker.invariants import applicable
     from rrcheck.runtime import apps
     from rrcheck.runtime.files import protocol_of

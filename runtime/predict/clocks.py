@@ -1,12 +1,12 @@
 """Happens-before over a run's journals: events, packets, vector clocks
-(rrcheck.checker.predict, step 1)."""
+(rrcheck.runtime.predict, step 1)."""
 from __future__ import annotations
 
 from dataclasses import dataclass
 
 import numpy as np
 
-from rrcheck.checker.errors import UsageError
+from rrcheck.errors import UsageError
 
 
 @dataclass(slots=True)
@@ -53,7 +53,7 @@ class Trace:
 
 def _action(raw: list, p: int, i: int) -> tuple:
     """A journal's model action, checked for shape (a foreign file is a usage error)."""
-    from rrcheck.checker.trace import ACTION_KINDS
+    from rrcheck.checker.traces.counterexample import ACTION_KINDS
     ok = bool(raw) and raw[0] in ACTION_KINDS and len(raw) == ACTION_KINDS[raw[0]]
     if ok and raw[0] == "recv":
         ok = isinstance(raw[1], int) and isinstance(raw[2], list) and len(raw[2]) == 3 \

@@ -1,5 +1,5 @@
 """Breadth-first search on N worker processes (docs/design.md §5), the same
-search as :func:`rrcheck.checker.explore.explore` with ``strategy="bfs"``.
+search as :func:`rrcheck.checker.explicit.explore.explore` with ``strategy="bfs"``.
 
 States are partitioned by hash: a worker owns the fingerprints whose hash falls
 to it, and asks the owner about every successor it finds (one integer for the
@@ -30,8 +30,8 @@ from array import array
 from collections import Counter
 from multiprocessing.connection import wait as mp_wait
 
-from rrcheck.checker.errors import FingerprintCollision
-from rrcheck.checker.explore import CRASHES, Progress, Result
+from rrcheck.errors import FingerprintCollision
+from rrcheck.checker.explicit.explore import CRASHES, Progress, Result
 
 _J = 24  # a discovery key is one integer: the parent's rank << _J | the successor's index
 
@@ -95,7 +95,7 @@ def _ask(conns, msg, to=None, per_worker=None):
 
 def _arrivals(conns, waiting: list[int]) -> list[tuple[int, tuple]]:
     """Replies of the workers in ``waiting`` that are here (at least one)."""
-    if hasattr(conns, "arrivals"):  # MPI ranks (checker/distributed.py)
+    if hasattr(conns, "arrivals"):  # MPI ranks (checker/explicit/distributed.py)
         return conns.arrivals(waiting)
     return [(conns.index(c), c.recv()) for c in mp_wait([conns[i] for i in waiting])]
 

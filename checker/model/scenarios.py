@@ -9,9 +9,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from rrcheck.checker import workloads as W
-from rrcheck.checker.errors import UsageError
-from rrcheck.checker.model import Bounds, System
+from rrcheck.checker.model import workloads as W
+from rrcheck.errors import UsageError
+from rrcheck.checker.model.system import Bounds, System
 from rrcheck.protocols.mutants import MUTANTS, PROTOCOLS, build
 
 
@@ -276,7 +276,7 @@ def system_for(cx) -> tuple[System, W.Workload]:
     except ValueError as e:
         raise UsageError(f"counterexample knobs: {e}")
     if cx.workload_spec is not None:
-        from rrcheck.checker.workload_file import build
+        from rrcheck.checker.model.workload_file import build
         workload = build(cx.workload_spec, "the counterexample's workload")
         if workload.name != cx.workload:
             raise UsageError(f"counterexample names workload {cx.workload!r} but embeds {workload.name!r}")

@@ -30,10 +30,10 @@ scheduler events with the packets each put on the wire. From them alone:
    exclusions, and the alternative match; smallest cut first, each model
    blocked in turn.
 4. **Confirmation on the model** (:mod:`.confirm`): the cut is replayed on
-   :class:`rrcheck.checker.model.System` (same protocol, workload, placement
+   :class:`rrcheck.checker.model.system.System` (same protocol, workload, placement
    and grouping), the failure injected, and steered walks of the recovery
    look for a violation of the shared invariants. A violation is a
-   counterexample in checker/trace.py's format that ``rrcheck replay``
+   counterexample in checker/traces/counterexample.py's format that ``rrcheck replay``
    reproduces; a witness the model does not reproduce is reported as
    unconfirmed, never as a bug.
 """
@@ -43,11 +43,11 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from rrcheck.checker.errors import UsageError
-from rrcheck.checker.predict.clocks import Ev, Trace, build
-from rrcheck.checker.predict.confirm import MAX_CONFIRMATIONS, confirm, counterexample
-from rrcheck.checker.predict.hazards import Candidate, candidates, durability, family, units_of
-from rrcheck.checker.predict.smt import solve
+from rrcheck.errors import UsageError
+from rrcheck.runtime.predict.clocks import Ev, Trace, build
+from rrcheck.runtime.predict.confirm import MAX_CONFIRMATIONS, confirm, counterexample
+from rrcheck.runtime.predict.hazards import Candidate, candidates, durability, family, units_of
+from rrcheck.runtime.predict.smt import solve
 
 __all__ = ["Candidate", "Ev", "Prediction", "Trace", "build", "durability", "load_run", "predict"]
 
@@ -147,7 +147,7 @@ def predict(run_dir, protocol: str | None = None, save: Path | None = None,
                        "model_events": len(conf.events)}
             cx = counterexample(cfg, conf, props)
             if cx is not None:
-                from rrcheck.checker import trace as T
+                from rrcheck.checker.traces import counterexample as T
                 rep = T.replay(cx)
                 if rep.violation is None or rep.violation.property != conf.violation.property:
                     raise AssertionError("a confirmed witness did not replay: " + str(rep.violation))

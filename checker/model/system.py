@@ -19,8 +19,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from rrcheck.checker import ghost as G
-from rrcheck.checker.workloads import M32, Workload, mix
+from rrcheck.checker.model import ghost as G
+from rrcheck.checker.model.workloads import M32, Workload, mix
 from rrcheck.protocols.base import (ANY, AppMsg, Checkpoint, Context, Deliver, Mail, Note,
                             Packet, Protocol, Restore, Send, COLLECTIVES, coll_sources, value)
 
@@ -417,7 +417,7 @@ class System:
     # -- next state ------------------------------------------------------------
     def step(self, s: State, a: tuple) -> tuple[State, list]:
         """The successor of ``s`` by enabled action ``a`` and the observations
-        the invariants judge (checker/ghost.py)."""
+        the invariants judge (checker/model/ghost.py)."""
         if a[0] not in _LOCAL:
             return self._global_step(s, a)
         p, pr2, script = self._local(s, a)

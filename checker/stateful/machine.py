@@ -1,9 +1,9 @@
-"""Stateful Hypothesis engine (docs/design.md §5): any :class:`rrcheck.checker.model.System`
+"""Stateful Hypothesis engine (docs/design.md §5): any :class:`rrcheck.checker.model.system.System`
 as a ``RuleBasedStateMachine`` — its scheduler events as rules, the invariants
 of :mod:`rrcheck.checker.invariants` as ``@invariant``s, termination judged at the end
 of every run — for configurations too large to enumerate.
 
-Like checker/explore.py it knows no protocol: it asks the system for enabled
+Like checker/explicit/explore.py it knows no protocol: it asks the system for enabled
 actions and successors and the :class:`~rrcheck.checker.invariants.Judge` for verdicts.
 
 - One rule per event kind (application step, match, choice, delivery, protocol
@@ -37,7 +37,7 @@ from hypothesis.internal.conjecture import engine as _engine
 from hypothesis.stateful import (RuleBasedStateMachine, initialize, invariant, precondition, rule,
                                  run_state_machine_as_test)
 
-from rrcheck.checker.explore import CRASHES, Result
+from rrcheck.checker.explicit.explore import CRASHES, Result
 from rrcheck.checker.invariants import Judge, Violation
 
 # settings profiles: `ci` keeps every test of tests/test_invariants_stateful.py
@@ -47,7 +47,7 @@ _COMMON = dict(deadline=None, database=None, derandomize=False, report_multiple_
                phases=(Phase.explicit, Phase.generate, Phase.shrink))
 settings.register_profile("ci", max_examples=1000, stateful_step_count=100, **_COMMON)
 settings.register_profile("deep", max_examples=5000, stateful_step_count=400, **_COMMON)
-PROFILES = ("ci", "deep")  # checker/fuzz.py offers them without importing Hypothesis
+PROFILES = ("ci", "deep")  # checker/stateful/fuzz.py offers them without importing Hypothesis
 SHRINK_SECONDS = {"ci": 5, "deep": 120}  # Hypothesis's own cap is 300 s
 
 CHOICE = st.integers(min_value=0, max_value=255)  # which enabled event of a kind; shrinks to the first
@@ -164,7 +164,7 @@ def machine(system, judge: Judge, tally: Tally | None = None) -> type[RuleBasedS
         def _moment(self, s, a: tuple, s2) -> None:
             """A crash right after ``a`` makes a difference only if it strikes
             the actor (or its node) after the actor did something others can
-            see (:meth:`rrcheck.checker.model.System.crashes_after`, the explorer's
+            see (:meth:`rrcheck.checker.model.system.System.crashes_after`, the explorer's
             reduction); with no failure during a recovery, after any event."""
             if system.bounds.no_failure_during_recovery:
                 crashes = [x for x in self.enabled() if x[0] in CRASHES]

@@ -1,5 +1,5 @@
 """Run directories written by the model instead of MPI: a seeded failure-free
-schedule of :class:`rrcheck.checker.model.System`, journaled in the runtime's
+schedule of :class:`rrcheck.checker.model.system.System`, journaled in the runtime's
 format (runtime/files.py), for tests and benchmarks of ``rrcheck predict``
 that need no ``mpiexec`` or sizes no laptop launches."""
 from __future__ import annotations
@@ -8,8 +8,8 @@ import json
 import random
 from pathlib import Path
 
-from rrcheck.checker.model import Bounds, System
-from rrcheck.checker.predict.confirm import remember_internal
+from rrcheck.checker.model.system import Bounds, System
+from rrcheck.runtime.predict.confirm import remember_internal
 
 
 def synthesize(out: Path, protocol: str, workload: str, n: int, nodes: int, iters: int = 1,

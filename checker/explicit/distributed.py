@@ -1,9 +1,9 @@
-"""The breadth-first search of :mod:`rrcheck.checker.parallel` on MPI ranks, on
+"""The breadth-first search of :mod:`rrcheck.checker.explicit.parallel` on MPI ranks, on
 one machine or across the machines of an Open MPI hostfile (docs/design.md §5).
 
 ``rrcheck check ... --workers N --mpi [--hostfile FILE]`` writes the search as
 data (protocol, mutant, scenario, properties, bounds) into a private directory
-and runs ``mpiexec -n N+1 python -m rrcheck.checker.distributed JOB RESULT``:
+and runs ``mpiexec -n N+1 python -m rrcheck.checker.explicit.distributed JOB RESULT``:
 rank 0 coordinates, ranks 1..N are the workers, each rebuilding the same system
 from the job.  Only fingerprints, discovery keys and parent links cross ranks,
 as between forked workers; rank 0 writes the result as JSON, which the calling
@@ -26,8 +26,8 @@ import time
 from dataclasses import asdict
 from pathlib import Path
 
-from rrcheck.checker.errors import FingerprintCollision, UsageError
-from rrcheck.checker.explore import Progress, Result
+from rrcheck.errors import FingerprintCollision, UsageError
+from rrcheck.checker.explicit.explore import Progress, Result
 from rrcheck.checker.invariants import Violation
 
 CTRL, REPLY, EXCH = 1, 2, 3     # tags: coordinator to worker, worker to coordinator, worker to worker
@@ -45,7 +45,7 @@ def run(job: dict, workers: int, hostfile: str | None, time_limit: float | None)
         cmd = [exe, "--oversubscribe", "-n", str(workers + 1)]
         if hostfile is not None:
             cmd += ["--hostfile", str(Path(hostfile).absolute())]
-        cmd += ["-x", "PYTHONHASHSEED", *_fixed_addresses(), sys.executable, "-m", "rrcheck.checker.distributed",
+        cmd += ["-x", "PYTHONHASHSEED", *_fixed_addresses(), sys.executable, "-m", "rrcheck.checker.explicit.distributed",
                 str(jobf), str(resf)]
         e = env()
         e["PYTHONHASHSEED"] = "0"
@@ -116,7 +116,7 @@ def _end(proc: subprocess.Popen) -> None:
 def job_of(protocol, scenario, mutant, properties, reduce, max_states, time_limit, grouping) -> dict:
     """The search as data: what every rank needs to build the same system."""
     sc = asdict(scenario)
-    from rrcheck.checker import workloads as W
+    from rrcheck.checker.model import workloads as W
     if W.is_file(sc["workload"]):
         sc["workload"] = str(Path(sc["workload"]).absolute())
     return {"protocol": protocol, "scenario": sc, "mutant": mutant, "properties": list(properties or ()),
@@ -128,7 +128,7 @@ def job_of(protocol, scenario, mutant, properties, reduce, max_states, time_limi
 
 class _Ranks:
     """The coordinator's view of the workers (rank i + 1 is worker i), as
-    :func:`rrcheck.checker.parallel._ask` uses a list of pipes."""
+    :func:`rrcheck.checker.explicit.parallel._ask` uses a list of pipes."""
 
     def __init__(self, comm, n: int):
         self.comm, self.n = comm, n
@@ -206,10 +206,10 @@ class _Inbox:
 
 
 def _build(job: dict):
-    from rrcheck.checker.check import properties_for
-    from rrcheck.checker.classify import failure_free
+    from rrcheck.checker.explicit.check import properties_for
+    from rrcheck.checker.model.classify import failure_free
     from rrcheck.checker.invariants import Judge
-    from rrcheck.checker.scenarios import Scenario, make_system
+    from rrcheck.checker.model.scenarios import Scenario, make_system
     sc = dict(job["scenario"])
     for k in ("crash_kinds", "grouping"):
         if sc.get(k) is not None:
@@ -223,7 +223,7 @@ def _build(job: dict):
 def main(jobf: str, resf: str) -> int:
     from mpi4py import MPI
 
-    from rrcheck.checker import parallel as P
+    from rrcheck.checker.explicit import parallel as P
     comm = MPI.COMM_WORLD
     rank, size = comm.Get_rank(), comm.Get_size()
     job = json.loads(Path(jobf).read_text())
@@ -231,7 +231,7 @@ def main(jobf: str, resf: str) -> int:
     hashes = comm.allgather((hash(None), hash(system.initial())))
     if rank > 0:
         if len(set(hashes)) == 1:
-            gc.disable()  # as in every search (rrcheck.checker.explore.no_cycle_collection)
+            gc.disable()  # as in every search (rrcheck.checker.explicit.explore.no_cycle_collection)
             P._serve(rank - 1, size - 1, system, judge, _Coordinator(comm), _Inboxes(comm), job["reduce"])
         return 0
     t0 = time.perf_counter()

@@ -1,10 +1,10 @@
-"""The z3 query over the choices the clocks left (rrcheck.checker.predict, step 3)."""
+"""The z3 query over the choices the clocks left (rrcheck.runtime.predict, step 3)."""
 from __future__ import annotations
 
 from dataclasses import replace
 
-from rrcheck.checker.predict.clocks import Trace
-from rrcheck.checker.predict.hazards import Durability
+from rrcheck.runtime.predict.clocks import Trace
+from rrcheck.runtime.predict.hazards import Durability
 
 
 def solve(trace: Trace, dur: Durability, cands: list, limit: int):

@@ -13,9 +13,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from functools import lru_cache
 
-from rrcheck.checker.explore import reachable
-from rrcheck.checker.model import Bounds, System
-from rrcheck.checker.workloads import CLASSES, DETERMINISTIC, NON_DETERMINISTIC, SEND_DETERMINISTIC, Workload
+from rrcheck.checker.explicit.explore import reachable
+from rrcheck.checker.model.system import Bounds, System
+from rrcheck.checker.model.workloads import CLASSES, DETERMINISTIC, NON_DETERMINISTIC, SEND_DETERMINISTIC, Workload
 from rrcheck.protocols.base import Plain
 
 

@@ -14,7 +14,7 @@ A program is a tuple of operations, executed in order by one process:
   ``bcast``, ``alltoall``) that every process makes, in the same order.
 
 Each workload declares its determinism class; ``rrcheck check-workload``
-verifies the claim on every failure-free interleaving (checker/classify.py).
+verifies the claim on every failure-free interleaving (checker/model/classify.py).
 """
 from __future__ import annotations
 
@@ -502,18 +502,18 @@ FIXED = {"fig1", "fig2", "theorem2", "pairs", "pair_and_one",  # fixed size and 
 
 
 def is_file(name: str) -> bool:
-    """A workload named by a path: a TOML or JSON file of the user's (checker/workload_file.py)."""
+    """A workload named by a path: a TOML or JSON file of the user's (checker/model/workload_file.py)."""
     return name.endswith((".toml", ".json"))
 
 
 def make(name: str, procs: int | None = None, nodes: int | None = None) -> Workload:
     """A built-in workload at the size asked, or a workload file; sizes it
     cannot have are refused, never clamped."""
-    from rrcheck.checker.errors import UsageError
+    from rrcheck.errors import UsageError
     if is_file(name):
         if procs or nodes:
             raise UsageError(f"workload file {name} fixes its processes and nodes; drop --procs/--nodes")
-        from rrcheck.checker.workload_file import load
+        from rrcheck.checker.model.workload_file import load
         return load(name)
     if name not in WORKLOADS:
         raise UsageError(f"unknown workload {name!r}; choose one of {', '.join(WORKLOADS)} (rrcheck list), "

@@ -3,7 +3,7 @@
 steps forward and back through the run (buttons, arrow keys, or ``#step=N`` in
 the address): the space-time diagram with the current step highlighted, every
 process's volatile and stable state, the channels, the protocol's logs and
-buffers, the messages classified at each rollback (checker/explain.py), and at
+buffers, the messages classified at each rollback (checker/traces/explain.py), and at
 the last step the property violated, explained."""
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ from dataclasses import fields, is_dataclass
 from html import escape
 from pathlib import Path
 
-from rrcheck.checker import render
+from rrcheck.checker.traces import render
 from rrcheck.checker.invariants import DESCRIPTIONS
 
 TEMPLATE = Path(__file__).with_name("viewer.html")
@@ -34,7 +34,7 @@ def _show(v) -> str:
 
 
 def _snapshot(system, s) -> dict:
-    from rrcheck.checker.trace import label
+    from rrcheck.checker.traces.counterexample import label
     n, proto, ctx = system.n, system.protocol, system.ctx
     procs = []
     for p, pr in enumerate(s.procs):
@@ -58,9 +58,9 @@ def _snapshot(system, s) -> dict:
 
 def page(cx) -> str:
     """The page for counterexample ``cx``."""
-    from rrcheck.checker import explain as X
-    from rrcheck.checker import trace as T
-    from rrcheck.checker.scenarios import system_for
+    from rrcheck.checker.traces import explain as X
+    from rrcheck.checker.traces import counterexample as T
+    from rrcheck.checker.model.scenarios import system_for
     rep = T.replay(cx)
     rbs = X.explain(cx)
     system, _ = system_for(cx)

@@ -5,13 +5,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from rrcheck.checker import trace as T
-from rrcheck.checker.classify import failure_free
-from rrcheck.checker.errors import UsageError
-from rrcheck.checker.explore import Result, explore
+from rrcheck.checker.traces import counterexample as T
+from rrcheck.checker.model.classify import failure_free
+from rrcheck.errors import UsageError
+from rrcheck.checker.explicit.explore import Result, explore
 from rrcheck.checker.invariants import Judge, applicable
-from rrcheck.checker.scenarios import DEFAULTS, FIGURES, Scenario, make_system, scenario_for_mutant
-from rrcheck.checker.workloads import SEND_DETERMINISTIC
+from rrcheck.checker.model.scenarios import DEFAULTS, FIGURES, Scenario, make_system, scenario_for_mutant
+from rrcheck.checker.model.workloads import SEND_DETERMINISTIC
 from rrcheck.protocols.mutants import MUTANTS
 
 
@@ -110,11 +110,11 @@ def run_check(protocol: str, scenario: Scenario, mutant: str | None = None, prop
     search_options(strategy, workers, fingerprints, mpi, bool(checkpoint or recover))
     snapshots = None
     if checkpoint or recover:
-        from rrcheck.checker.resume import Snapshots
+        from rrcheck.checker.explicit.resume import Snapshots
         snapshots = Snapshots(search_identity(system, workload, mutant, props, reduce), checkpoint, recover,
                               checkpoint_every)
     if mpi:
-        from rrcheck.checker import distributed
+        from rrcheck.checker.explicit import distributed
         job = distributed.job_of(protocol, scenario, mutant, props, reduce, max_states, time_limit, grouping)
         result = distributed.run(job, workers, hostfile, time_limit)
     else:

@@ -1,7 +1,7 @@
 """Space-time diagrams of replayed traces (SVG): one line per process, time to
 the right in numbered steps (the numbers of ``rrcheck replay``'s list),
 application messages as solid arrows coloured by their class at the last
-rollback (checker/explain.py: past, in transit, orphan, future), protocol
+rollback (checker/traces/explain.py: past, in transit, orphan, future), protocol
 packets as thin grey arrows, checkpoints as boxes, crashes as red crosses,
 lost packets ending in a cross, and each rollback's recovery line through the
 checkpoints it returns to and the present of the processes that do not roll
@@ -18,7 +18,7 @@ LINE = "#e67e00"
 
 
 def _label(system, gid) -> str:
-    from rrcheck.checker.trace import label
+    from rrcheck.checker.traces.counterexample import label
     return "" if gid is None else label(system, gid)
 
 
@@ -48,10 +48,10 @@ class _Labels:
 
 
 def svg(cx, rep, rollbacks=None) -> str:
-    """The diagram of a replay; ``rollbacks`` (checker/explain.py) are computed
+    """The diagram of a replay; ``rollbacks`` (checker/traces/explain.py) are computed
     when not given."""
     if rollbacks is None:
-        from rrcheck.checker.explain import explain
+        from rrcheck.checker.traces.explain import explain
         rollbacks = explain(cx)
     system, tl = rep.system, rep.timeline
     n, T = system.n, max(rep.steps, 1)

@@ -17,7 +17,7 @@ from pathlib import Path
 
 from itf_py import trace_from_json
 
-from rrcheck.checker import trace as T
+from rrcheck.checker.traces import counterexample as T
 
 
 def value(x, field: str = ""):
@@ -94,6 +94,6 @@ def write(path: Path, trace: dict) -> Path:
 
 def write_replay_itf(cx, path: Path) -> Path:
     """``rrcheck replay FILE --itf OUT``: the counterexample's run as ITF."""
-    from rrcheck.checker.scenarios import system_for
+    from rrcheck.checker.model.scenarios import system_for
     system, _ = system_for(cx)
     return write(path, of_python_run(system, cx.events, f"{cx.mutant or cx.protocol} on {cx.workload}"))

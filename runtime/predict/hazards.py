@@ -1,13 +1,13 @@
 """The protocols' recovery rules over the clocks: durability, rollback sets,
-alternative matches and the hazards they leave (rrcheck.checker.predict, step 2)."""
+alternative matches and the hazards they leave (rrcheck.runtime.predict, step 2)."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 
 import numpy as np
 
-from rrcheck.checker.errors import UsageError
-from rrcheck.checker.predict.clocks import Ev, Trace
+from rrcheck.errors import UsageError
+from rrcheck.runtime.predict.clocks import Ev, Trace
 from rrcheck.protocols.base import ANY
 
 

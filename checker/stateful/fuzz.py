@@ -1,10 +1,10 @@
-"""``rrcheck fuzz``: the stateful Hypothesis engine (checker/stateful.py) on a
+"""``rrcheck fuzz``: the stateful Hypothesis engine (checker/stateful/machine.py) on a
 protocol or a mutant, by default at twice the size of its exhaustive scenario;
-a shrunk failure is a counterexample file (checker/trace.py) that ``rrcheck
+a shrunk failure is a counterexample file (checker/traces/counterexample.py) that ``rrcheck
 replay`` re-executes.
 
 The catalogue is read from the registries (protocols/mutants.py,
-checker/scenarios.py): a protocol or mutant added there is fuzzed with no
+checker/model/scenarios.py): a protocol or mutant added there is fuzzed with no
 change here. :data:`FUZZ_SCENARIOS` names the configuration of each mutant
 known today; any other is fuzzed at :func:`doubled` its exhaustive scenario.
 """
@@ -14,15 +14,15 @@ import dataclasses
 from dataclasses import dataclass
 from pathlib import Path
 
-from rrcheck.checker import workloads as W
-from rrcheck.checker.check import Check, properties_for, save_counterexample
-from rrcheck.checker.classify import failure_free
-from rrcheck.checker.errors import UsageError
+from rrcheck.checker.model import workloads as W
+from rrcheck.checker.explicit.check import Check, properties_for, save_counterexample
+from rrcheck.checker.model.classify import failure_free
+from rrcheck.errors import UsageError
 from rrcheck.checker.invariants import Judge
-from rrcheck.checker.scenarios import DEFAULTS, Scenario, make_system, scenario_for_mutant
+from rrcheck.checker.model.scenarios import DEFAULTS, Scenario, make_system, scenario_for_mutant
 from rrcheck.protocols.mutants import MUTANTS
 
-PROFILES = ("ci", "deep")  # the Hypothesis settings profiles checker/stateful.py registers
+PROFILES = ("ci", "deep")  # the Hypothesis settings profiles checker/stateful/machine.py registers
 
 # Per mutant: twice its exhaustive scenario (MUTANT_SCENARIOS) in processes or
 # in failures. Fixed executions from a paper keep their processes and double
@@ -135,7 +135,7 @@ def run_fuzz(protocol: str, scenario: Scenario, mutant: str | None = None, prope
              grouping: tuple[int, ...] | None = None, progress: bool | None = None, shrink: bool = True,
              sequential: bool = False) -> Fuzz:
     try:
-        from rrcheck.checker.stateful import hunt
+        from rrcheck.checker.stateful.machine import hunt
     except ImportError:
         raise UsageError("rrcheck fuzz needs Hypothesis: pip install 'hypothesis>=6.100' (or -e '.[test]')")
     if profile not in PROFILES:

@@ -19,7 +19,7 @@ or ``"ANY"``, ``tag`` a number or ``"ANY"``, ``combine`` ``"seq"`` or
 ``"sum"`` — a commutative fold), ``nondet`` (``choices``, a local
 non-deterministic outcome such as MPI_Testany's), ``checkpoint_site``, and
 the collectives ``barrier``, ``reduce``, ``bcast``, ``alltoall`` (``root``),
-which every process calls in the same order (checker/workloads.py gives
+which every process calls in the same order (checker/model/workloads.py gives
 their semantics). The file is checked by a schema, then against itself
 (ranks exist, every message has a receiver), then its declared determinism
 class against every failure-free interleaving, as for the built-in workloads.
@@ -34,8 +34,8 @@ from typing import Annotated, Literal, Union
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from rrcheck.checker import workloads as W
-from rrcheck.checker.errors import UsageError
+from rrcheck.checker.model import workloads as W
+from rrcheck.errors import UsageError
 from rrcheck.protocols.base import ANY
 
 MAX_PROCS = 8          # beyond this no exhaustive search ends
@@ -182,7 +182,7 @@ def build(doc, where: str = "workload") -> W.Workload:
 
 
 def _check_class(w: W.Workload, where: str) -> None:
-    from rrcheck.checker.classify import failure_free
+    from rrcheck.checker.model.classify import failure_free
     ff = failure_free(w)
     if ff.deadlocks:
         raise UsageError(f"{where}: {ff.deadlocks} failure-free run(s) deadlock (a receive no send matches "

@@ -73,7 +73,7 @@ class _Run:
 
 def run(system, events) -> _Run:
     """Re-execute scheduler events, keeping what explain needs."""
-    from rrcheck.checker.errors import UsageError
+    from rrcheck.errors import UsageError
     r = _Run(system)
     s = system.initial()
     for t, ev in enumerate(events, start=1):
@@ -113,8 +113,8 @@ def rollbacks(r: _Run) -> list[tuple[tuple, list]]:
 
 
 def explain(cx) -> list[Rollback]:
-    """Every rollback of a counterexample (checker/trace.py)."""
-    from rrcheck.checker.scenarios import system_for
+    """Every rollback of a counterexample (checker/traces/counterexample.py)."""
+    from rrcheck.checker.model.scenarios import system_for
     return explain_events(system_for(cx)[0], cx.events)
 
 
@@ -126,7 +126,7 @@ def explain_events(system, events) -> list[Rollback]:
 
 
 def _classify(r: _Run, members: list) -> Rollback:
-    from rrcheck.checker.trace import label
+    from rrcheck.checker.traces.counterexample import label
     system = r.system
     n, proto, ctx = system.n, system.protocol, system.ctx
     t_first = members[0][0]

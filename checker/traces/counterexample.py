@@ -5,7 +5,7 @@ protocol and its knobs, the workload and its placement, the grouping, the
 bounds, the scheduler events, the violated property with the values that
 break it, and the tool version. ``replay`` re-executes the events one by one
 on a fresh system, judging each step with the same invariants, and records a
-timeline for the space-time diagram (checker/render.py).
+timeline for the space-time diagram (checker/traces/render.py).
 """
 from __future__ import annotations
 
@@ -16,7 +16,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from rrcheck.checker.errors import UsageError
+from rrcheck.errors import UsageError
 from rrcheck.checker.invariants import PROPERTIES, Judge, Violation
 
 SCHEMA_VERSION = 1
@@ -194,14 +194,14 @@ def differences(recorded: ViolationModel, got: Violation | None) -> str | None:
 class Replay:
     violation: Violation | None
     steps: int
-    timeline: list = field(default_factory=list)   # for checker/render.py
+    timeline: list = field(default_factory=list)   # for checker/traces/render.py
     system: Any = None
 
 
 def replay(cx: Counterexample, properties=None) -> Replay:
     """Re-execute a counterexample; return the violation it reproduces."""
-    from rrcheck.checker.classify import failure_free
-    from rrcheck.checker.scenarios import system_for
+    from rrcheck.checker.model.classify import failure_free
+    from rrcheck.checker.model.scenarios import system_for
     system, workload = system_for(cx)
     judge = Judge(system, properties or cx.properties, failure_free(workload).finals)
     s = system.initial()
@@ -220,7 +220,7 @@ def replay(cx: Counterexample, properties=None) -> Replay:
         if v:
             _in_flight(timeline, sent_at, s, system.n, t)
             return Replay(v, t, timeline, system)
-    from rrcheck.checker.explore import CRASHES
+    from rrcheck.checker.explicit.explore import CRASHES
     if all(a[0] in CRASHES for a in system.actions(s)):
         v = judge.terminal(s)
     _in_flight(timeline, sent_at, s, system.n, len(cx.events))

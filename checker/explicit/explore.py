@@ -1,5 +1,5 @@
 """Explicit-state search (docs/design.md §5): BFS (a violation found is a shortest one),
-DFS, and seeded random walks, over any :class:`rrcheck.checker.model.System`.
+DFS, and seeded random walks, over any :class:`rrcheck.checker.model.system.System`.
 
 The explorer never imports a protocol: it asks the system for enabled actions
 and successors, and the :class:`rrcheck.checker.invariants.Judge` for verdicts.
@@ -16,7 +16,7 @@ from collections import deque
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 
-from rrcheck.checker.errors import ModelError, UsageError
+from rrcheck.errors import ModelError, UsageError
 from rrcheck.checker.invariants import Judge, Violation
 
 CRASHES = ("crash", "crash_node")
@@ -92,13 +92,13 @@ def explore(system, judge: Judge, strategy: str = "bfs", max_states: int | None 
             progress: bool | None = None, reduce: bool = True, workers: int = 1,
             snapshots=None, fingerprints: bool = False) -> Result:
     """Search the state space of ``system``; ``reduce`` applies the reductions
-    of :meth:`rrcheck.checker.model.System.reduce` (same terminal states, fewer paths);
+    of :meth:`rrcheck.checker.model.system.System.reduce` (same terminal states, fewer paths);
     ``workers`` > 1 or ``fingerprints`` runs the BFS on that many processes with a visited set
-    of 64-bit fingerprints (:mod:`rrcheck.checker.parallel`);
-    ``snapshots`` (:class:`rrcheck.checker.resume.Snapshots`) saves the BFS now and then, at a
+    of 64-bit fingerprints (:mod:`rrcheck.checker.explicit.parallel`);
+    ``snapshots`` (:class:`rrcheck.checker.explicit.resume.Snapshots`) saves the BFS now and then, at a
     bound and on an interrupt, and continues a saved one."""
     if workers > 1 or fingerprints or strategy == "random":
-        from rrcheck.checker.parallel import FingerprintCollision, explore_parallel
+        from rrcheck.checker.explicit.parallel import FingerprintCollision, explore_parallel
         try:
             with no_cycle_collection():  # forked workers inherit it
                 if strategy == "random":
