@@ -33,7 +33,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 import record  # noqa: E402  (benchmarks/record.py)
 
-from rrcheck.checker.explicit.explore import CRASHES, no_cycle_collection  # noqa: E402
+from rrcheck.checker.explicit.explore import no_cycle_collection  # noqa: E402
+from rrcheck.checker.model.system import CRASHES  # noqa: E402
 from rrcheck.checker.model.scenarios import Scenario, make_system  # noqa: E402
 
 SCENARIO = Scenario("sd_fig2", failures=1, checkpoints=0, crash_kinds=("process",))

@@ -5,9 +5,12 @@
 cost figures (Jitsumoto et al. eqs. (1)–(3), Guermouche and Ropars Table 1). Graphs come from
 ``CommGraph.from_edges`` (the first-iteration capture), ``rrcheck.grouping.patterns`` and
 ``rrcheck.grouping.nas`` (synthetic patterns) or a JSON file (``rrcheck.grouping.io``).
+
+May import: only its own modules and the leaves (``rrcheck.errors``, ``rrcheck.files``);
+it stands beside the protocols, below the checker and the runtime.
 """
 
-from rrcheck.grouping.graph import CommGraph
-from rrcheck.grouping.groups import METHODS, from_groups, make_grouping, validate
+from rrcheck.grouping.graph import CommGraph, validate
+from rrcheck.grouping.groups import METHODS, from_groups, make_grouping
 
 __all__ = ["CommGraph", "METHODS", "from_groups", "make_grouping", "validate"]

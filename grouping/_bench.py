@@ -10,7 +10,7 @@ import sys
 import time
 from pathlib import Path
 
-from rrcheck.checker.traces.counterexample import write_atomic
+from rrcheck.files import write_text
 
 ROOT = Path(__file__).resolve().parents[1]
 RESULTS = ROOT / "benchmarks" / "results"
@@ -40,7 +40,7 @@ def write_result(name: str, payload: dict) -> Path:
     path = RESULTS / f"{name}.json"
     doc = {"benchmark": name, "command": command(), "machine": machine(),
            "date": time.strftime("%Y-%m-%dT%H:%M:%S%z"), **payload}
-    write_atomic(path, json.dumps(doc, indent=1) + "\n")
+    write_text(path, json.dumps(doc, indent=1) + "\n")
     return path
 
 

@@ -20,6 +20,7 @@ from __future__ import annotations
 import numpy as np
 
 from rrcheck.errors import UsageError
+from rrcheck.grouping.graph import validate
 
 ALPHA = 0.23
 BETA = 0.124
@@ -57,7 +58,6 @@ def evaluate(graph, group_of, node_of=None, alpha: float = ALPHA, beta: float = 
     ``node_of`` defaults to the graph's placement; without one each process is its own
     node, and the node fault cost equals the process fault cost.
     """
-    from rrcheck.grouping.groups import validate
 
     g = np.asarray(validate(group_of, graph.n), dtype=np.int64)
     if node_of is None:

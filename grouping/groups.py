@@ -10,35 +10,10 @@ from collections.abc import Iterable
 import numpy as np
 
 from rrcheck.errors import UsageError
+from rrcheck.grouping.graph import validate
 
 METHODS = ("node", "metis", "kmetis", "pmetis", "rcb", "rpcs")
 LEVELS = ("process", "node")
-
-
-def validate(group_of, n: int) -> tuple[int, ...]:
-    """Check that ``group_of`` gives each of the n processes one group id in 0..K-1 and
-    that no id in that range is left without processes; return it as a tuple."""
-    try:
-        g = np.asarray(group_of)
-    except (TypeError, ValueError):
-        raise UsageError("a grouping must be a list with one integer group id per process") from None
-    if g.ndim != 1 or g.size != n:
-        raise UsageError(f"a grouping must give one group id to each of the {n} processes, got {g.size} ids")
-    if n == 0:
-        return ()
-    if g.dtype.kind not in "iu":
-        if g.dtype.kind == "f" and np.all(g == np.floor(g)):
-            g = g.astype(np.int64)
-        else:
-            raise UsageError("group ids must be integers; fix the grouping")
-    if g.min() < 0:
-        raise UsageError(f"group ids must be 0 or more, but process {int(np.argmin(g))} has {int(g.min())}")
-    counts = np.bincount(g)
-    if np.any(counts == 0):
-        missing = int(np.flatnonzero(counts == 0)[0])
-        raise UsageError(f"group ids must run 0..K-1 without gaps, but group {missing} has no process; "
-                         "renumber the groups")
-    return tuple(int(x) for x in g)
 
 
 def from_groups(groups: Iterable[Iterable[int]], n: int) -> tuple[int, ...]:

@@ -16,9 +16,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, PositiveInt, ValidationError
 
 from rrcheck.errors import UsageError
-from rrcheck.grouping.graph import CommGraph, edges_of
-from rrcheck.grouping.groups import validate
-from rrcheck.grouping.patterns import MAX_PROCESSES
+from rrcheck.grouping.graph import MAX_PROCESSES, CommGraph, edges_of, validate
 
 
 class CommGraphFile(BaseModel):

@@ -20,7 +20,7 @@ import math
 import numpy as np
 
 from rrcheck.errors import UsageError
-from rrcheck.grouping.graph import CommGraph
+from rrcheck.grouping.graph import MAX_PROCESSES, CommGraph
 from rrcheck.grouping.placement import dual_bisection, grid_cells
 
 
@@ -196,7 +196,6 @@ def geofem(p=28, nodes=(12, 12, 10), s=10) -> CommGraph:
                                  node_coords=grid_cells(nodes), name="geofem")
 
 
-MAX_PROCESSES = 1_000_000   # refused before any allocation
 
 
 def _dims(spec, d, label):

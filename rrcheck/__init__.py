@@ -30,7 +30,7 @@ def check(protocol: str | None = None, workload=None, *, mutant: str | None = No
     ``workload`` is a built-in name (``rrcheck list``), the path of a
     ``.toml``/``.json`` workload file, or the document of one as a dict
     (checker/model/workload_file.py gives the format). Returns a
-    :class:`rrcheck.checker.explicit.check.Check`: ``.result.verdict`` is ``pass``,
+    :class:`rrcheck.checker.invariants.verdict.Check`: ``.result.verdict`` is ``pass``,
     ``violation`` or ``incomplete``; ``.result.violation``, ``.result.witnesses``,
     ``.vacuous`` (why a pass exercised nothing, or None) and ``.counterexample``
     (a file under ``out``, if given). Bad input raises

@@ -13,21 +13,13 @@ runtime still reads it (runtime/transport.py).
 """
 from __future__ import annotations
 
-import hashlib
 from dataclasses import dataclass
 from functools import partial
 
 import numpy as np
 
 from rrcheck.checker.model import workloads as W
-
-
-def digest(arrays: dict) -> str:
-    h = hashlib.sha256()
-    for k in sorted(arrays):
-        h.update(k.encode())
-        h.update(np.ascontiguousarray(arrays[k]).tobytes())
-    return h.hexdigest()[:16]
+from rrcheck.runtime.digest import digest
 
 
 @dataclass
@@ -180,7 +172,7 @@ class MasterWorker:
         return {"digest": digest(keep), "sum": float(sum(keep[k].sum() for k in sorted(keep)))}
 
 
-from rrcheck.runtime.apps_hpc import CG, Collective  # noqa: E402 - they use digest above
+from rrcheck.runtime.apps_hpc import CG, Collective  # noqa: E402
 
 APPS = {"stencil2d": (Stencil2D, "stencil2d"), "ring": (Ring, "ring"), "pingpong": (PingPong, "pingpong"),
         "master_worker": (MasterWorker, "master_worker"), "cg": (CG, "cg"),

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from rrcheck.checker.model import workloads as W
+from rrcheck.runtime.digest import digest
 
 
 def _step(op: tuple) -> tuple[int, int]:
@@ -108,7 +109,6 @@ class CG:
             self._update(st, k)
 
     def output(self, st: dict) -> dict:
-        from rrcheck.runtime.apps import digest
         return {"digest": digest({"x": st["x"], "rnorm": st["coef"][2:]}), "sum": float(st["coef"][2])}
 
 
@@ -162,5 +162,4 @@ class Collective:
         st["buf"] = st["buf"] + got if self.kind == "reduce" else got.copy()
 
     def output(self, st: dict) -> dict:
-        from rrcheck.runtime.apps import digest
         return {"digest": digest({"h": self._folded(st)}), "sum": float(st["buf"].sum())}

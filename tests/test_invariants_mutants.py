@@ -88,14 +88,14 @@ def test_invariants_every_property_is_some_mutant_s_primary():
 @pytest.mark.parametrize("prop", sorted(set(invariants.GENERAL) | set(invariants.OWN)))
 def test_invariants_guard_notices_a_property_switched_off(monkeypatch, prop):
     """With one property switched off in the judge (the test-only hook
-    ``invariants.DISABLED``), a mutant it is the primary catcher of is no
+    ``invariants.general.DISABLED``), a mutant it is the primary catcher of is no
     longer reported as expected: the row of ``rrcheck check --all`` turns
     SURPRISE or NOT CAUGHT, and so does this suite's
     test_invariants_mutant_caught_and_replays."""
     from rrcheck.checker.explicit.check import run_check
     name = _pinned(prop)[0]
     m = MUTANTS[name]
-    monkeypatch.setattr(invariants, "DISABLED", {prop})
+    monkeypatch.setattr(invariants.general, "DISABLED", {prop})
     # a cap keeps it quick: an incomplete search is not "as expected" either (exit 3)
     c = run_check(m.protocol, MUTANT_SCENARIOS[name], name, max_states=60_000)
     assert not c.expected

@@ -114,7 +114,7 @@ def test_invariants_reductions_keep_terminal_states(protocol, scenario):
     """The reductions (crash points, ignored deliveries, stubborn sets) reach
     exactly the terminal states of the full interleaving semantics — where the
     end-of-run properties are judged — through fewer states."""
-    from rrcheck.checker.explicit.explore import reachable
+    from rrcheck.checker.model.classify import reachable
     from rrcheck.checker.model.scenarios import make_system
     system, _ = make_system(protocol, scenario)
     full, red = set(), set()

@@ -11,7 +11,8 @@ from rrcheck.checker.explicit.check import run_check
 from rrcheck.checker.model.classify import failure_free
 from rrcheck.cli import main
 from rrcheck.errors import UsageError
-from rrcheck.checker.explicit.explore import CRASHES, explore
+from rrcheck.checker.explicit.explore import explore
+from rrcheck.checker.model.system import CRASHES
 from rrcheck.checker.invariants import Judge
 from rrcheck.checker.invariants.send_deterministic import restart_terminal
 from rrcheck.checker.model.system import Bounds, System

@@ -27,7 +27,8 @@ from dataclasses import asdict
 from pathlib import Path
 
 from rrcheck.errors import FingerprintCollision, UsageError
-from rrcheck.checker.explicit.explore import Progress, Result
+from rrcheck.checker.explicit.progress import Progress
+from rrcheck.checker.invariants.verdict import Result
 from rrcheck.checker.invariants import Violation
 
 CTRL, REPLY, EXCH = 1, 2, 3     # tags: coordinator to worker, worker to coordinator, worker to worker
@@ -37,7 +38,7 @@ NO_LIMIT = 24 * 3600.0          # the wall-clock bound of a search without --tim
 
 def run(job: dict, workers: int, hostfile: str | None, time_limit: float | None) -> Result:
     """Run ``job`` on ``workers`` MPI ranks plus a coordinator; the Result of rank 0."""
-    from rrcheck.runtime.launch import env
+    from rrcheck.mpi import env
     exe = preflight(hostfile)
     with tempfile.TemporaryDirectory(prefix="rrcheck-mpi-") as tmp:
         jobf, resf = Path(tmp) / "job.json", Path(tmp) / "result.json"
@@ -77,7 +78,7 @@ def run(job: dict, workers: int, hostfile: str | None, time_limit: float | None)
 
 def preflight(hostfile: str | None) -> str:
     """mpiexec, and a readable hostfile if one is named: checked before any search."""
-    from rrcheck.runtime.launch import mpiexec
+    from rrcheck.mpi import mpiexec
     exe = mpiexec()
     if hostfile is not None:
         hf = Path(hostfile)
@@ -206,9 +207,8 @@ class _Inbox:
 
 
 def _build(job: dict):
-    from rrcheck.checker.explicit.check import properties_for
     from rrcheck.checker.model.classify import failure_free
-    from rrcheck.checker.invariants import Judge
+    from rrcheck.checker.invariants import Judge, properties_for
     from rrcheck.checker.model.scenarios import Scenario, make_system
     sc = dict(job["scenario"])
     for k in ("crash_kinds", "grouping"):

@@ -9,73 +9,17 @@ from __future__ import annotations
 import gc
 import random
 import signal
-import sys
 import threading
 import time
 from collections import deque
 from contextlib import contextmanager
-from dataclasses import dataclass, field
 
+from rrcheck.checker.explicit.progress import Progress
+from rrcheck.checker.invariants import Judge
+from rrcheck.checker.invariants.verdict import Result
+from rrcheck.checker.model.system import CRASHES
 from rrcheck.errors import ModelError, UsageError
-from rrcheck.checker.invariants import Judge, Violation
 
-CRASHES = ("crash", "crash_node")
-
-
-@dataclass
-class Result:
-    verdict: str                       # pass | violation | incomplete
-    states: int
-    transitions: int
-    depth: int
-    seconds: float
-    witnesses: dict
-    strategy: str
-    violation: Violation | None = None
-    trace: list = field(default_factory=list)
-    reason: str = ""                   # why a run is incomplete
-    collision_probability: float | None = None  # a search over 64-bit fingerprints: the birthday bound
-
-    @property
-    def states_per_s(self) -> float:
-        return self.states / self.seconds if self.seconds > 0 else float(self.states)
-
-    def as_dict(self) -> dict:
-        v = self.violation
-        return {"verdict": self.verdict, "property": v.property if v else None,
-                "message": v.message if v else None, "values": v.values if v else None,
-                "states": self.states, "transitions": self.transitions, "depth": self.depth,
-                "seconds": round(self.seconds, 3), "states_per_s": round(self.states_per_s),
-                "strategy": self.strategy, "witnesses": dict(sorted(self.witnesses.items())),
-                "trace_length": len(self.trace), "incomplete_reason": self.reason or None,
-                "fingerprint_collision_probability": self.collision_probability}
-
-
-class Progress:
-    """A one-line progress display on stderr for runs longer than ~2 s."""
-
-    def __init__(self, enabled: bool | None):
-        self.enabled = sys.stderr.isatty() if enabled is None else enabled
-        self.t0 = time.perf_counter()
-        self.last = self.t0
-        self.shown = False
-
-    def tick(self, states: int, queue: int, depth: int) -> None:
-        if not self.enabled:
-            return
-        now = time.perf_counter()
-        if now - self.t0 < 2.0 or now - self.last < 0.5:
-            return
-        self.last = now
-        rate = states / (now - self.t0)
-        sys.stderr.write(f"\r  {states:>10,} states  {rate:>9,.0f} states/s  queue {queue:>9,}  depth {depth:>4}")
-        sys.stderr.flush()
-        self.shown = True
-
-    def close(self) -> None:
-        if self.shown:
-            sys.stderr.write("\r" + " " * 78 + "\r")
-            sys.stderr.flush()
 
 
 def _path(parent: dict, s) -> list:
@@ -292,28 +236,3 @@ def _random(system, judge: Judge, seed: int, walks: int, time_limit, progress) -
     return Result("incomplete", len(seen), judge.w["transitions"], max_d, time.perf_counter() - t0,
                   dict(judge.w), "random", None, [],
                   f"random walks cover part of the state space ({walks} walks, seed {seed})")
-
-
-@no_cycle_collection()
-def reachable(system, on_terminal, reduce: bool = False) -> int:
-    """Enumerate every reachable state (no invariants) — with ``reduce``, those
-    the reductions of :func:`explore` keep; call ``on_terminal`` on each state
-    with nothing enabled but crashes. Returns the number of states."""
-    init = system.initial()
-    seen = {init}
-    stack = [init]
-    while stack:
-        s = stack.pop()
-        acts = system.actions(s)
-        if all(a[0] in CRASHES for a in acts):
-            on_terminal(s)
-        for a in (system.reduce(s, acts) if reduce else acts):
-            s2, _ = system.step(s, a)
-            nxt = [s2]
-            if reduce and a[0] not in CRASHES:
-                nxt += [system.step(s2, c)[0] for c in system.crashes_after(s, a, s2)]
-            for x in nxt:
-                if x not in seen:
-                    seen.add(x)
-                    stack.append(x)
-    return len(seen)

@@ -31,7 +31,9 @@ from collections import Counter
 from multiprocessing.connection import wait as mp_wait
 
 from rrcheck.errors import FingerprintCollision
-from rrcheck.checker.explicit.explore import CRASHES, Progress, Result
+from rrcheck.checker.explicit.progress import Progress
+from rrcheck.checker.invariants.verdict import Result
+from rrcheck.checker.model.system import CRASHES
 
 _J = 24  # a discovery key is one integer: the parent's rank << _J | the successor's index
 

@@ -21,7 +21,7 @@ is classified against the recovery line with the ghost histories: *past*
 """
 from __future__ import annotations
 
-from rrcheck.checker.invariants import Property, Violation, register
+from rrcheck.checker.invariants.general import Property, Violation, register
 from rrcheck.protocols.app_level import stopped
 from rrcheck.protocols.base import coll_sources
 

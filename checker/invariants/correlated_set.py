@@ -5,7 +5,7 @@ recovery set containing an in-transit message between two processes of the
 same correlated set", so internal messages need no payload copy. The check is
 the general one; a violation on a correlated set is reported under the
 theorem's name."""
-from rrcheck.checker.invariants import Property, register
+from rrcheck.checker.invariants.general import Property, register
 
 register(Property(
     "Theorem1",

@@ -10,11 +10,11 @@ TB bound nor the final erasure applies, and its "logger" is the sender).
 """
 from __future__ import annotations
 
-from rrcheck.checker.invariants import Property, Violation, register
+from rrcheck.checker.invariants.general import Property, Violation, register
+from rrcheck.checker.model.system import CRASHES
 
 FAMILY = ("hmpl", "rbml")
 LOGGING = FAMILY + ("sbml",)  # SBML: the log of a reception is held by its sender
-CRASHES = ("crash", "crash_node")
 
 
 def _logger(judge, s, p):

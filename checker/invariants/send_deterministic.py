@@ -18,7 +18,7 @@
 """
 from __future__ import annotations
 
-from rrcheck.checker.invariants import Property, Violation, register
+from rrcheck.checker.invariants.general import Property, Violation, register
 
 PROTOCOLS = ("send-deterministic",)
 

@@ -13,9 +13,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from functools import lru_cache
 
-from rrcheck.checker.explicit.explore import reachable
-from rrcheck.checker.model.system import Bounds, System
-from rrcheck.checker.model.workloads import CLASSES, DETERMINISTIC, NON_DETERMINISTIC, SEND_DETERMINISTIC, Workload
+from rrcheck.checker.model.program import CLASSES, DETERMINISTIC, NON_DETERMINISTIC, SEND_DETERMINISTIC, Workload
+from rrcheck.checker.model.system import CRASHES, Bounds, System
 from rrcheck.protocols.base import Plain
 
 
@@ -54,3 +53,27 @@ def failure_free(workload: Workload) -> FailureFree:
     else:
         observed = NON_DETERMINISTIC
     return FailureFree(frozenset(finals), observed, states, len(finals), dead[0], len(sends), len(orders))
+
+
+def reachable(system, on_terminal, reduce: bool = False) -> int:
+    """Enumerate every reachable state (no invariants) — with ``reduce``, those
+    the system's reductions keep (the explorer's, checker/explicit/explore.py); call ``on_terminal`` on each state
+    with nothing enabled but crashes. Returns the number of states."""
+    init = system.initial()
+    seen = {init}
+    stack = [init]
+    while stack:
+        s = stack.pop()
+        acts = system.actions(s)
+        if all(a[0] in CRASHES for a in acts):
+            on_terminal(s)
+        for a in (system.reduce(s, acts) if reduce else acts):
+            s2, _ = system.step(s, a)
+            nxt = [s2]
+            if reduce and a[0] not in CRASHES:
+                nxt += [system.step(s2, c)[0] for c in system.crashes_after(s, a, s2)]
+            for x in nxt:
+                if x not in seen:
+                    seen.add(x)
+                    stack.append(x)
+    return len(seen)

@@ -8,7 +8,7 @@ these functions only.
 """
 from __future__ import annotations
 
-from rrcheck.checker.model.workloads import mix
+from rrcheck.checker.model.program import mix
 from rrcheck.protocols.base import value
 
 

@@ -20,9 +20,11 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from rrcheck.checker.model import ghost as G
-from rrcheck.checker.model.workloads import M32, Workload, mix
+from rrcheck.checker.model.program import M32, Workload, mix
 from rrcheck.protocols.base import (ANY, AppMsg, Checkpoint, Context, Deliver, Mail, Note,
                             Packet, Protocol, Restore, Send, COLLECTIVES, coll_sources, value)
+
+CRASHES = ("crash", "crash_node")  # the scheduler's failure events: never progress, never reduced away
 
 
 @value

@@ -34,7 +34,7 @@ from typing import Annotated, Literal, Union
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from rrcheck.checker.model import workloads as W
+from rrcheck.checker.model import program as W
 from rrcheck.errors import UsageError
 from rrcheck.protocols.base import ANY
 

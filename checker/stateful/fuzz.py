@@ -15,10 +15,11 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from rrcheck.checker.model import workloads as W
-from rrcheck.checker.explicit.check import Check, properties_for, save_counterexample
+from rrcheck.checker.invariants.verdict import Check
+from rrcheck.checker.traces.counterexample import save_counterexample
 from rrcheck.checker.model.classify import failure_free
 from rrcheck.errors import UsageError
-from rrcheck.checker.invariants import Judge
+from rrcheck.checker.invariants import Judge, properties_for
 from rrcheck.checker.model.scenarios import DEFAULTS, Scenario, make_system, scenario_for_mutant
 from rrcheck.protocols.mutants import MUTANTS
 

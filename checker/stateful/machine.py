@@ -37,7 +37,8 @@ from hypothesis.internal.conjecture import engine as _engine
 from hypothesis.stateful import (RuleBasedStateMachine, initialize, invariant, precondition, rule,
                                  run_state_machine_as_test)
 
-from rrcheck.checker.explicit.explore import CRASHES, Result
+from rrcheck.checker.invariants.verdict import Result
+from rrcheck.checker.model.system import CRASHES
 from rrcheck.checker.invariants import Judge, Violation
 
 # settings profiles: `ci` keeps every test of tests/test_invariants_stateful.py

@@ -2,6 +2,9 @@
 with Z3 for any number of processes and messages (checker/symbolic/core.py),
 each beside its Python twin over model states (checker/symbolic/reach.py ties
 the two together). One module per lemma family.
+
+May import: the model, the invariants, ``rrcheck.protocols`` and the leaves.
+Must never import another engine, the runtime or the CLI.
 """
 from __future__ import annotations
 

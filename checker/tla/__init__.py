@@ -4,10 +4,14 @@ files.
 
 - :mod:`.model` writes a scenario's workload as the constants of a generated
   ``MC`` module and ``.cfg``;
-- :mod:`.tlc` finds Java and ``tla2tools.jar`` and runs TLC under a
+- :mod:`.run` finds Java and ``tla2tools.jar`` and runs TLC under a
   timeout in its own directory, parsing its ``-tool`` messages;
 - :mod:`.values` reads TLC's values and maps a TLC trace onto the Python
-  model's scheduler events, so ``rrcheck replay`` re-executes it.
+  model's scheduler events, so ``rrcheck replay`` re-executes it;
+- :mod:`.itf` writes a counterexample as an ITF trace (``replay --itf``).
+
+May import: the model, the invariants, the traces and the leaves.
+Must never import another engine, the runtime or the CLI.
 """
 from rrcheck.checker.tla.model import SPECS, SPECIFIED, spec_of
 from rrcheck.checker.tla.run import TlaCheck, run_tla

@@ -23,7 +23,7 @@ from pathlib import Path
 from rrcheck.checker.tla import itf
 
 from rrcheck.checker.traces import counterexample as T
-from rrcheck.checker.explicit.check import properties_for
+from rrcheck.checker.invariants import properties_for
 from rrcheck.errors import UsageError
 from rrcheck.checker.model.scenarios import Scenario, make_system
 from rrcheck.checker.tla.model import SPECS, model_files, spec_of

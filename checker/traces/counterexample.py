@@ -88,6 +88,22 @@ MAX_BYTES = 64 * 2**20     # a counterexample rrcheck writes is far smaller
 MAX_EVENTS = 1_000_000
 
 
+def save_counterexample(out, protocol, mutant, scenario, system, workload, props, result,
+                        suffix: str = ".json") -> Path | None:
+    """Write ``result``'s violating run as a counterexample file under ``out``."""
+    if result.violation is None or out is None:
+        return None
+    cx = Counterexample(
+        schema_version=SCHEMA_VERSION, tool=tool_version(), protocol=protocol, mutant=mutant,
+        knobs=system.protocol.knobs, workload=workload.name, procs=scenario.procs, nodes=scenario.nodes,
+        workload_spec=workload.spec,
+        placement=list(workload.node_of), grouping=list(system.ctx.group_of),
+        bounds=system.bounds.as_dict(), properties=list(props), events=to_json_events(result.trace),
+        violation=result.violation.as_dict())
+    name = (mutant or f"{protocol}/{workload.name}").replace("/", "__") + suffix
+    return save(Path(out) / name, cx)
+
+
 def load(path: str | Path) -> Counterexample:
     """Read a counterexample: JSON, its schema, then every field against the
     others and the registry (:func:`cross_check`)."""
@@ -220,7 +236,7 @@ def replay(cx: Counterexample, properties=None) -> Replay:
         if v:
             _in_flight(timeline, sent_at, s, system.n, t)
             return Replay(v, t, timeline, system)
-    from rrcheck.checker.explicit.explore import CRASHES
+    from rrcheck.checker.model.system import CRASHES
     if all(a[0] in CRASHES for a in system.actions(s)):
         v = judge.terminal(s)
     _in_flight(timeline, sent_at, s, system.n, len(cx.events))

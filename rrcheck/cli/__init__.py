@@ -1,4 +1,5 @@
-"""The ``rrcheck`` command: one dispatcher over the engines, which never import it.
+"""The ``rrcheck`` command: one dispatcher over the engines, which never import it
+(the top layer, docs/design.md §1; nothing but ``rrcheck.__main__`` imports it).
 
     rrcheck list | check | check-workload | replay | fuzz     the model (rrcheck.cli.check, .fuzz)
     rrcheck run | check-trace | campaign                      real MPI (rrcheck.runtime.cli)

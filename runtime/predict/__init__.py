@@ -1,6 +1,8 @@
 """Predictive analysis of one recorded MPI run: would another failure point or
 delivery order break the invariants? (docs/design.md §5; the user's account is
-docs/predict.md.)
+docs/predict.md.) It reads the runtime's journals, so it stands above the
+runtime; it may import the runtime, the checker below it and the leaves, and
+only the CLI imports it.
 
 The journals of a run (runtime/files.py) give, per rank, the model's
 scheduler events with the packets each put on the wire. From them alone:

@@ -98,7 +98,7 @@ def _steer(system, judge, start, cand: Candidate):
     as it is there, and not the original one before. Returns (actions,
     violation) or None."""
     import random
-    from rrcheck.checker.explicit.explore import CRASHES
+    from rrcheck.checker.model.system import CRASHES
     w = cand.r[0]
     x, dst, k = cand.message
     t0 = time.perf_counter()
