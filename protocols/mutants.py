@@ -149,6 +149,14 @@ MUTANTS: dict[str, Mutant] = {m.name: m for m in (
            "a group checkpoint, a buffered message or an orphan's re-reception is lost and a restart never ends",
            "Guermouche & Ropars 2011 §2.1 (several faults at once), §3.2 (the buffer of new messages), "
            "Fig. 5 lines 16, 37, 49–64", ("Termination",)),
+    Mutant("send-deterministic/checkpoint-holds-a-message-past-its-cause", "send-deterministic",
+           {"hold_external_until_commit": False},
+           "a member that has taken its part of a group checkpoint sends nothing out of its group until the "
+           "commit (correction 19, docs/findings.md); as published, P1 checkpoints and sends o to another "
+           "group, whose m7 that follows o reaches P0 before P0 checkpoints: the group's line holds m7 but not o",
+           "Guermouche & Ropars 2011 §3.1 (\"un protocole coordonné\" inside a group), §2.2 (a consistent "
+           "state is one a failure-free run meets), §3.2 (a re-sent message must not overtake its cause)",
+           ("CausalReplayOrder", "NoOrphan")),
     Mutant("app-level/no-late-logging", "app-level", {"log_late": False},
            "late messages are recorded at the receiver and replayed from the log on recovery",
            "Bronevetsky et al., C3, \"Late Messages\", \"Handling Late Messages\"",

@@ -141,6 +141,16 @@ is marked ``# reading:`` at its place):
    one reading 17 tells again): the new incarnation's restored state has
    sent it too, and will not send it again.
 
+19. A correction, not a reading (docs/findings.md, "A group's line past its
+   cause"): a member that has taken its part of a group checkpoint sends
+   nothing to other groups either until the commit. As published (§3.1 names
+   only "un protocole coordonné [5]"), P1 may checkpoint, send o out of the
+   group, and P2's m7, which follows o, reach P0 before P0 checkpoints: the
+   group's line then holds m7 but not o, a state no failure-free run meets
+   (§2.2), and a survivor can become an orphan (mutant
+   ``checkpoint-holds-a-message-past-its-cause``). Any path that leaves the
+   group after one member's checkpoint now leaves after every member's.
+
 Limit: readings 13-18 hold for groups of one; with a group of two, two
 failures and a checkpoint (sd_phases f=2 c=1) a "told again" restart message
 names only its teller where line 52 adds the whole group, and two deadlocks
@@ -231,7 +241,8 @@ class SendDeterministic(Protocol):
              "newer_mark_restarts": True,  # reading 11: a mark of a newer epoch implies the rollback
              "next_wave_commits": True,  # reading 12: a mark of the next wave implies this wave's commit
              "concurrent_restarts": True,  # readings 13–15: restarts of two groups at once are answered
-             "resend_lost": True}  # readings 16–18: what a crash or rollback lost of a restart comes again
+             "resend_lost": True,  # readings 16–18: what a crash or rollback lost of a restart comes again
+             "hold_external_until_commit": True}  # correction 19 (docs/findings.md)
 
     # -- helpers ---------------------------------------------------------------
     def leader(self, ctx: Context, p: int) -> int:
@@ -269,7 +280,9 @@ class SendDeterministic(Protocol):
     def may_send(self, ctx: Context, p: int, vol: Vol, dst: int) -> bool:
         if vol.Status == AWAIT:
             return False
-        return not (vol.wave and ctx.internal(p, dst))  # silence during a group checkpoint
+        # silence during a group checkpoint; correction 19: out of the group too once p's part is taken
+        held = ctx.internal(p, dst) or (vol.taken and self.knobs["hold_external_until_commit"])
+        return not (vol.wave and held)
 
     def may_match(self, ctx: Context, p: int, vol: Vol, mail: Mail) -> bool:
         return vol.Status != AWAIT

@@ -152,13 +152,17 @@
 (*   ConcurrentRestarts readings 13-15 (second-restart-unanswered sets it  *)
 (*                   FALSE)                                                *)
 (*   ResendLost      readings 16-18 (lost-on-rollback sets it FALSE)       *)
+(*   HoldExternalUntilCommit  correction 19: a member that has taken its   *)
+(*                   part of a group checkpoint sends nothing out of the   *)
+(*                   group until the commit (checkpoint-holds-a-message-   *)
+(*                   past-its-cause sets it FALSE: the paper as printed)   *)
 (***************************************************************************)
 EXTENDS Naturals, Integers, Sequences, FiniteSets, TLC, RRValues, AppEvents
 
 CONSTANTS N, Prog, NodeOf, GroupOf, Fifo, MaxFailures, MaxCheckpoints, CrashKinds,
           AtSites, NoFailureDuringRecovery
 CONSTANTS Phases, RestartBuffer, GcInclusive, GroupRollback, AckCheckpointed, FlushEmptiesBuffer,
-          NewerMarkRestarts, NextWaveCommits, ConcurrentRestarts, ResendLost
+          NewerMarkRestarts, NextWaveCommits, ConcurrentRestarts, ResendLost, HoldExternalUntilCommit
 
 VARIABLES procs, wire, failures, failed
 vars == <<procs, wire, failures, failed>>
@@ -225,7 +229,9 @@ App(p, vol, stab, dst, date, phase, m) ==
     Packet(p, dst, "app", <<date, phase, GroupOf[p], epoch, stab.line, vol.epoch>>, <<m>>)
 
 \* silence inside the group during a group checkpoint (reading 8)
-MaySend(p, vol, dst) == IF vol.Status = AWAIT THEN FALSE ELSE ~(vol.wave # 0 /\ SameGroup(p, dst))
+MaySend(p, vol, dst) ==
+    IF vol.Status = AWAIT THEN FALSE
+    ELSE ~(vol.wave # 0 /\ (SameGroup(p, dst) \/ (HoldExternalUntilCommit /\ vol.taken)))
 MayMatch(p, vol, mail) == vol.Status # AWAIT
 
 OnSend(p, vol, stab, m) ==

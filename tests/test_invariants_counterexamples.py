@@ -52,20 +52,6 @@ def test_invariants_open_finding_sbml_node_crash_loses_an_rsn():
     _open_finding_replays("sbml__node-crash-loses-an-rsn.json", "sbml", "NoOrphan")
 
 
-def test_invariants_open_finding_send_deterministic_checkpoint_holds_a_message_past_its_cause():
-    """An open finding, not a mutant: the correct send-deterministic protocol,
-    groups {P0, P1} and {P2}, one failure, one checkpoint wave. P1 checkpoints
-    on P0's mark and then sends o out of the group (only sends inside the group
-    wait for the wave); P2's m7, which follows o, reaches P0 before P0
-    checkpoints, so the group's line holds m7 while P1's line precedes o. After
-    P0's crash P0 delivers m7 before P1's re-execution sends o again
-    (CausalReplayOrder). Guermouche and Ropars 2011 §3 do not say whether a
-    group checkpoint must exclude such a path through another group; found on a
-    trial scenario of the rule sweep. When the model changes here, this test
-    says so."""
-    _open_finding_replays("send-deterministic__checkpoint-holds-a-message-past-its-cause.json", "send-deterministic", "CausalReplayOrder")
-
-
 def test_invariants_open_finding_send_deterministic_told_again_names_only_the_teller():
     """An open finding, not a mutant: the correct send-deterministic protocol on
     sd_phases, groups {P0, P1} and {P2}, two failures, a checkpoint. P2 crashes

@@ -232,3 +232,30 @@ def test_invariants_send_deterministic_ack_names_the_committed_checkpoint(checke
     bad = checked("send-deterministic", MUTANT_SCENARIOS["send-deterministic/ack-at-next-message"],
                   "send-deterministic/ack-at-next-message").result
     assert bad.verdict == "violation" and bad.violation.property == "NoLostMessage"
+
+
+def test_invariants_send_deterministic_group_line_past_its_cause(checked):
+    """Correction 19 (docs/findings.md, "A group's line past its cause";
+    Guermouche and Ropars 2011 §2.2, §3.1): as published a member that has
+    checkpointed may send out of its group before the commit, and a message
+    that follows that send reaches a peer that has not checkpointed yet. On
+    sd_path_back the group's line then holds m7 but not its cause o; x, sent
+    from that line, reaches P1 ahead of y, P1 sends another o, and P2, which
+    never rolled back, is an orphan: a harm every reader agrees on, not only
+    CausalReplayOrder's early warning. Held until the commit, such a send
+    leaves after every member's checkpoint, and both paths pass."""
+    m = "send-deterministic/checkpoint-holds-a-message-past-its-cause"
+    for sc in DEFAULTS[SD]:
+        if sc.workload in ("sd_orphan_path", "sd_path_back"):
+            r = checked(SD, sc).result
+            assert r.verdict == "pass", r.violation
+            assert r.witnesses["rollbacks_to_a_checkpoint"] > 0 and r.witnesses["orphan_situations"] > 0
+    harm = Scenario("sd_path_back", crash_kinds=("process",))
+    without_causal = tuple(p for p in MUTANTS[m].catches + ("NoLostMessage", "NoDuplicateDelivery",
+                                                           "FailureFreeEquivalence", "Termination")
+                           if p != "CausalReplayOrder")
+    bad = checked(SD, harm, m, properties=without_causal).result
+    assert bad.verdict == "violation" and bad.violation.property == "NoOrphan"
+    assert "P2 is an orphan" in bad.violation.message
+    early = checked(SD, MUTANT_SCENARIOS[m], m).result
+    assert early.verdict == "violation" and early.violation.property == "CausalReplayOrder"

@@ -115,6 +115,11 @@ DEFAULTS: dict[str, tuple[Scenario, ...]] = {
                  note="two failures, both groups restarting at once (Guermouche and Ropars 2011 §2.1, §3.2)"),
         Scenario("ring", 2, 2, failures=2, checkpoints=1, crash_kinds=("process",),
                  note="two failures and a group checkpoint: what a crash or rollback loses of a restart"),
+
+        Scenario("sd_orphan_path", note="a path out of the group and back in across a group checkpoint: "
+                                        "correction 19 (docs/findings.md)"),
+        Scenario("sd_path_back", crash_kinds=("process",),
+                 note="the same path, and a survivor that would be an orphan without correction 19"),
     ),
     "app-level": (
         Scenario("c3_epochs", at_sites=True, crash_kinds=("process",),
@@ -200,6 +205,8 @@ MUTANT_SCENARIOS: dict[str, Scenario] = {
     "model/image-without-data": Scenario("ring", 2, 2, crash_kinds=("process",)),
     "model/fifo-reorders": Scenario("ring", 2, 2, crash_kinds=("process",)),
     "send-deterministic/no-phases": Scenario("sd_phases", checkpoints=0, crash_kinds=("process",)),
+    "send-deterministic/checkpoint-holds-a-message-past-its-cause": Scenario("sd_orphan_path",
+                                                                             crash_kinds=("process",)),
     "send-deterministic/not-send-deterministic": Scenario("any_source_race", 3, 2, checkpoints=0,
                                                           crash_kinds=("process",)),
     "send-deterministic/no-restart-buffer": Scenario("sd_burst", checkpoints=0, crash_kinds=("process",)),

@@ -210,6 +210,20 @@ def sd_orphan_path(n: int = 3, nodes: int = 2) -> Workload:
                     "Guermouche and Ropars 2011 Fig. 6", labels={(1, 2, 0): "o", (2, 0, 0): "m7"})
 
 
+def sd_path_back(n: int = 3, nodes: int = 2) -> Workload:
+    """Groups {P0, P1} and {P2}, every run receiving y, o, m7, x in that order:
+    P2 sends y to P1, P1 answers o from what it received first, P2's m7 to P0
+    follows o and P0's x to P1 follows m7. If the group's line holds m7 but
+    not o (docs/findings.md, "A group's line past its cause"), x can reach P1's
+    first receive ahead of y after the rollback: P1 sends another o, and P2,
+    which never rolled back, is an orphan."""
+    progs = ((recv(2), send(1)), (recv(ANY), send(2), recv(ANY)), (send(1), recv(1), send(0)))
+    return Workload("sd_path_back", progs, DETERMINISTIC, (0, 0, 1),
+                    "a group's line holding m7 past its cause o; x, sent from that line, races y at P1",
+                    "Guermouche and Ropars 2011 §2.2, §3.1",
+                    labels={(2, 1, 0): "y", (1, 2, 0): "o", (2, 0, 0): "m7", (0, 1, 0): "x"})
+
+
 def c3_epochs(n: int = 2, nodes: int = 2) -> Workload:
     """the C3 slides, "App-level difficulties" and "Possible Types of Messages": P0
     (the initiator) may checkpoint at its sites; P1 checkpoints at its next
@@ -404,6 +418,7 @@ WORKLOADS: dict[str, Callable[..., Workload]] = {
     "master_worker": master_worker, "pingpong": pingpong, "fig1": fig1, "fig2": fig2, "theorem2": theorem2,
     "pairs": pairs, "pair_and_one": pair_and_one,
     "sd_fig2": sd_fig2, "sd_phases": sd_phases, "sd_burst": sd_burst, "sd_orphan_path": sd_orphan_path,
+    "sd_path_back": sd_path_back,
     "c3_epochs": c3_epochs, "c3_collectives": c3_collectives,
     "c3_two_epochs": c3_two_epochs, "c3_any_source": c3_any_source, "c3_two_late": c3_two_late,
     "c3_same_sender": c3_same_sender, "c3_bcast_root": c3_bcast_root,
@@ -412,7 +427,7 @@ WORKLOADS: dict[str, Callable[..., Workload]] = {
     "fig46": fig46, "testany": testany, "wildcard_race": wildcard_race,
 }
 FIXED = {"fig1", "fig2", "theorem2", "pairs", "pair_and_one",  # fixed size and placement: a paper's figure, one rule's case
-         "sd_fig2", "sd_phases", "sd_burst", "sd_orphan_path",
+         "sd_fig2", "sd_phases", "sd_burst", "sd_orphan_path", "sd_path_back",
          "c3_epochs", "c3_collectives", "c3_any_source", "c3_two_epochs", "c3_two_late",
          "c3_same_sender", "c3_bcast_root", "c3_resuppress", "c3_site_in_replay",
          "c3_ok_overtakes_stop",
