@@ -27,6 +27,7 @@ SHOWN = [  # the counterexamples the pages show, by page
     "app-level__no-late-logging", "app-level__no-early-suppression", "app-level__no-nondet-logging",
     "app-level__early-ready-to-stop", "app-level__no-stop-on-logged-sender",
     "chandy-lamport__no-channel-recording", "sbml__no-event-logging", "uncoordinated__no-logging",
+    "sbml__node-crash-takes-sender-and-receiver", "send-deterministic__checkpoint-holds-a-message-past-its-cause",
 ]
 
 

@@ -263,6 +263,13 @@ class Protocol:
         raise NotImplementedError
 
     # -- what the checker may ask -------------------------------------------
+    def beyond_fault_model(self, node_of: tuple[int, ...], sends: Iterable[tuple[int, int]],
+                           crash_kinds: tuple[str, ...]) -> str | None:
+        """Why a configuration (placement, static ``(sender, receiver)`` pairs,
+        crash kinds) lies outside what the protocol's source claims, in one line
+        quoting it, or None. The checker refuses such a configuration unless asked."""
+        return None
+
     def holdings(self, ctx: Context, p: int, vol: Any, stab: Any) -> Iterable[AppMsg]:
         """Messages p can still (re)produce for their receivers without rolling
         back: sender-based logs, buffers, recorded channel states."""

@@ -240,6 +240,13 @@ MUTANTS: dict[str, Mutant] = {m.name: m for m in (
     Mutant("hmpl/gc-before-durable-checkpoint", "hmpl", {"gc_after_durable": False},
            "the log is collected only behind a durable checkpoint (13)",
            "Meyer 2014 §4.1.1, §4.1.2", ("GCBehindCheckpoint", "NoLostMessage", "Termination")),
+    Mutant("sbml/node-crash-takes-sender-and-receiver", "sbml", {},
+           "a determinant survives the failure: SBML keeps it in its sender's volatile memory, so it survives one "
+           "failed process, not a node crash that takes a receiver with a sender on its node (outside the thesis's "
+           "claim for SBML; the same scenario passes under process crashes)",
+           "Meyer 2014 §4.1.1 (\"logged in the volatile memory of the machine from which the message is going to "
+           "be sent\"), §2.2.1 (stable storage: \"the volatile memory of another node\")",
+           ("NoOrphan", "FailureFreeEquivalence"), extra={"assumption": "beyond_fault_model"}),
     Mutant("hmpl/failure-during-recovery", "hmpl", {},
            "no failure during recovery, nor of a node together with its protector (14: outside the "
            "assumptions; the same scenario passes with no_failure_during_recovery)",

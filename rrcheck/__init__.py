@@ -23,7 +23,7 @@ except PackageNotFoundError:  # pragma: no cover - only from an uninstalled tree
 def check(protocol: str | None = None, workload=None, *, mutant: str | None = None, procs: int | None = None,
           nodes: int | None = None, failures: int = 1, checkpoints: int = 0, crash_kinds=("process", "node"),
           at_sites: bool = False, properties=None, out=None, max_states: int | None = None,
-          time_limit: float | None = None, anyway: bool = False):
+          time_limit: float | None = None, anyway: bool = False, beyond_fault_model: bool = False):
     """Check a protocol (or a mutant) exhaustively on one workload, as
     ``rrcheck check PROTOCOL --workload W`` does.
 
@@ -60,7 +60,8 @@ def check(protocol: str | None = None, workload=None, *, mutant: str | None = No
         workload = str(path)
     elif isinstance(workload, Path):
         workload = str(workload)
-    sc = Scenario(workload, procs, nodes, failures, checkpoints, tuple(crash_kinds), at_sites=at_sites)
+    sc = Scenario(workload, procs, nodes, failures, checkpoints, tuple(crash_kinds), at_sites=at_sites,
+                  beyond_fault_model=beyond_fault_model)
     from rrcheck.checker.model.workloads import make
     make(sc.workload, sc.procs, sc.nodes)
     return C.run_check(protocol, sc, mutant, properties, Path(out) if out else None, max_states=max_states,

@@ -244,6 +244,32 @@ def test_check_all_gives_a_collision_or_a_raise_its_row_and_goes_on(tmp_path, ca
     assert summary["finished"] == 3 and summary["incomplete"] == 1 and summary["not_as_expected"] == 1
 
 
+def test_check_all_fails_on_a_correct_protocol_s_vacuous_pass(tmp_path, capsys, monkeypatch):
+    """An explorer that stopped exploring crashes (here: a judge that never sees
+    one, as a weakened explorer would leave it) turns a correct protocol's pass
+    vacuous; check --all names the row and exits 1, not 0. A scenario that
+    allows no failure says so on purpose and stays as expected."""
+    import dataclasses
+
+    from rrcheck.checker.explicit import check
+    plan = [x for x in check.default_plan() if x[1] is None][:1]
+    real = check.run_check
+
+    def run(protocol, sc, mutant=None, **kw):
+        c = real(protocol, sc, mutant, **kw)
+        w = dict(c.result.witnesses, crashes=0, node_crashes=0)
+        return dataclasses.replace(c, result=dataclasses.replace(c.result, witnesses=w))
+    monkeypatch.setattr(check, "default_plan", lambda: plan)
+    monkeypatch.setattr(check, "run_check", run)
+    assert main(["check", "--all", "--no-progress", "--json", "--out", str(tmp_path)]) == 1
+    *rows, summary = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    assert rows[0]["vacuous"] and summary["not_as_expected"] == 1 and summary["vacuous"]
+    calm = [(plan[0][0], None, dataclasses.replace(plan[0][2], failures=0))]
+    monkeypatch.setattr(check, "default_plan", lambda: calm)
+    assert main(["check", "--all", "--no-progress", "--json", "--out", str(tmp_path)]) == 0
+    capsys.readouterr()
+
+
 def test_every_curated_counterexample_replays_with_its_values(capsys):
     root = Path(__file__).resolve().parent.parent / "counterexamples"
     for f in sorted(root.glob("*.json")):

@@ -37,8 +37,26 @@ def test_golden_curated_counterexample_replays_step_for_step(path):
     assert svg(cx, rep).startswith("<svg")
 
 
+def test_invariants_sbml_node_crash_beyond_its_fault_model(capsys, checked, tmp_path):
+    """docs/findings.md §1: a node crash that takes a receiver with a sender on
+    its node is beyond what Meyer 2014 §4.1.1 claims for SBML. The checker
+    refuses it in one line that quotes the thesis, checks it when asked (the
+    entry sbml/node-crash-takes-sender-and-receiver, caught with the other
+    mutants), and the same scenario under process crashes passes."""
+    from rrcheck.checker.model.scenarios import Scenario
+    from rrcheck.cli import main
+    assert main(["check", "sbml", "--workload", "node_rsn_last", "--checkpoints", "0", "--out", str(tmp_path / "o")]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "Meyer 2014 §4.1.1" in err and "--beyond-fault-model" in err
+    assert not (tmp_path / "o").exists()
+    r = checked("sbml", Scenario("node_rsn_last", checkpoints=0, crash_kinds=("process",))).result
+    assert r.verdict == "pass" and r.witnesses["crashes"] > 0 and r.witnesses["rollbacks"] > 0
+    assert checked("sbml", Scenario("node_rsn_last", checkpoints=0, crash_kinds=("process",),
+                                    beyond_fault_model=True)).result.states == r.states
+
+
 def test_invariants_open_finding_sbml_node_crash_loses_an_rsn():
-    """An open finding, not a mutant: the correct SBML, 4 processes on 2 nodes.
+    """Beyond SBML's fault model (docs/findings.md §1), as first found: the correct SBML, 4 processes on 2 nodes.
     Node 0's crash takes the master P0 and P1, and with P1's volatile log the RSN
     of P1's message m10, which P0 had received (and acted on: its next send
     to P2 depends on it). P0's collected log has a gap at that RSN; the gap rule

@@ -403,6 +403,20 @@ def node_rsn_gap(n: int = 3, nodes: int = 2) -> Workload:
                     labels={(1, 0, 0): "m1", (2, 0, 0): "m2"})
 
 
+def node_rsn_last(n: int = 3, nodes: int = 2) -> Workload:
+    """P0 and P1 share node 0, P2 is on node 1. P0 takes m1 and m2 by ANY_SOURCE,
+    answers P2 with m3 from their order, and then takes P2's m4. With
+    sender-based logging the RSN of m1 lives in P1's volatile memory: a crash
+    of node 0 loses it, the last one, so no gap shows, and the restarted P0 may
+    take m4 where m1 was and send P2, which acted on m3, another m3
+    (docs/findings.md, "SBML and a node crash"; Meyer 2014 §4.1.1, §2.2.1)."""
+    progs = ((recv(ANY), recv(ANY), send(2), recv(ANY)), (send(0),), (send(0), recv(0), send(0)))
+    return Workload("node_rsn_last", progs, NON_DETERMINISTIC, (0, 0, 1),
+                    "an RSN held by a sender on the receiver's node, lost with the node; an ANY_SOURCE answer",
+                    "Meyer 2014 §4.1.1, §2.2.1",
+                    labels={(1, 0, 0): "m1", (2, 0, 0): "m2", (0, 2, 0): "m3", (2, 0, 1): "m4"})
+
+
 def testany(n: int = 3, nodes: int = 3) -> Workload:
     """Non-determinism other than ANY_SOURCE (Meyer 2014, ch. 4, mutant 15): P1
     receives from P0, takes a Waitany/Testany-like outcome (``nondet``) and
@@ -516,6 +530,8 @@ WORKLOADS["node_handoff"] = node_handoff
 FIXED.add("node_handoff")
 WORKLOADS["node_rsn_gap"] = node_rsn_gap
 FIXED.add("node_rsn_gap")
+WORKLOADS["node_rsn_last"] = node_rsn_last
+FIXED.add("node_rsn_last")
 WORKLOADS["sd_ack"] = sd_ack
 FIXED.add("sd_ack")
 

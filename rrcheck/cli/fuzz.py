@@ -50,6 +50,8 @@ def _scenario(args, protocol: str) -> Scenario:
         over["at_sites"] = True
     if args.no_failure_during_recovery:
         over["no_failure_during_recovery"] = True
+    if args.beyond_fault_model:
+        over["beyond_fault_model"] = True
     sc = dataclasses.replace(sc, **over)
     W.make(sc.workload, sc.procs, sc.nodes)  # refused now if it cannot be built
     return sc
