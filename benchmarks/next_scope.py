@@ -220,6 +220,22 @@ def prop(result):
     return result.violation.property if result.violation else None
 
 
+
+def _seeds(share: float, one) -> tuple[list, float, dict | None]:
+    """Seeds 0, 1, ... of a randomized engine until ``share`` seconds are spent or
+    one finds a violation; ``one(seed, spent)`` returns its Result and its own fields."""
+    runs, t, seed, found = [], 0.0, 0, None
+    while t < share and found is None:
+        res, own = one(seed, t)
+        runs.append({"seed": seed, **own, "states_seen": res.states, "max_depth": res.depth,
+                     "seconds": round(res.seconds, 2), "verdict": "violation" if res.violation else "no violation",
+                     "property": prop(res), "trace_length": len(res.trace) if res.violation else None})
+        t += res.seconds
+        seed += 1
+        if res.violation:
+            found = runs[-1]
+    return runs, t, found
+
 def sweep_one(protocol, axis, idx, sc, args) -> list[dict]:
     rows = []
     base = args.out / protocol / slug(sc.label())
@@ -239,20 +255,13 @@ def sweep_one(protocol, axis, idx, sc, args) -> list[dict]:
         return rows
     share = args.random_share * args.budget
     # seeded random walks, seeds 0, 1, ... until the share is spent or one finds a violation
-    runs, t, seed, found = [], 0.0, 0, None
-    while t < share and found is None:
+    def walk(seed, t):
         depth = min(sc.depth, WALK_DEPTHS[seed % len(WALK_DEPTHS)])
         res, walks, at_bound, path = random_walks(protocol, dataclasses.replace(sc, depth=depth), seed,
                                                   min(share / len(WALK_DEPTHS), share - t), base / f"random-seed{seed}")
-        runs.append({"seed": seed, "depth_bound": depth, "walks": walks, "walks_at_depth_bound": at_bound,
-                     "states_seen": res.states, "max_depth": res.depth,
-                     "seconds": round(res.seconds, 2), "verdict": "violation" if res.violation else "no violation",
-                     "property": prop(res), "counterexample": str(path) if path else None,
-                     "trace_length": len(res.trace) if res.violation else None})
-        t += res.seconds
-        seed += 1
-        if res.violation:
-            found = runs[-1]
+        return res, {"depth_bound": depth, "walks": walks, "walks_at_depth_bound": at_bound,
+                     "counterexample": str(path) if path else None}
+    runs, t, found = _seeds(share, walk)
     rows.append(row(protocol, axis, idx, sc, "random-walks", exhaustive=False,
                     verdict="violation" if found else "no violation",
                     property=found["property"] if found else None,
@@ -264,23 +273,13 @@ def sweep_one(protocol, axis, idx, sc, args) -> list[dict]:
                     counterexample=found["counterexample"] if found else None, per_seed=runs))
     _say(rows[-1])
     # the stateful Hypothesis engine (rrcheck fuzz): swarm runs, --fuzz-examples per seed until the share is spent
-    runs, t, seed, found = [], 0.0, 0, None
-    while t < share and found is None:
+    def fuzz(seed, t):
         f = run_fuzz(protocol, dataclasses.replace(sc, depth=min(sc.depth, FUZZ_DEPTH)), out=base / f"fuzz-seed{seed}",
-                     profile="ci", examples=args.fuzz_examples,
-                     seed=seed, progress=False)
-        res = f.result
-        runs.append({"seed": seed, "depth_bound": min(sc.depth, FUZZ_DEPTH), "runs": f.examples,
-                     "states_seen": res.states, "max_depth": res.depth,
-                     "seconds": round(res.seconds, 2), "verdict": "violation" if res.violation else "no violation",
-                     "property": prop(res), "runs_to_find": f.found_after,
-                     "runs_never_choosing_an_enabled_kind": f.narrowed,
-                     "counterexample": str(f.counterexample) if f.counterexample else None,
-                     "trace_length": len(res.trace) if res.violation else None})
-        t += res.seconds
-        seed += 1
-        if res.violation:
-            found = runs[-1]
+                     profile="ci", examples=args.fuzz_examples, seed=seed, progress=False)
+        return f.result, {"depth_bound": min(sc.depth, FUZZ_DEPTH), "runs": f.examples, "runs_to_find": f.found_after,
+                          "runs_never_choosing_an_enabled_kind": f.narrowed,
+                          "counterexample": str(f.counterexample) if f.counterexample else None}
+    runs, t, found = _seeds(share, fuzz)
     rows.append(row(protocol, axis, idx, sc, "hypothesis-fuzz", exhaustive=False,
                     verdict="violation" if found else "no violation",
                     property=found["property"] if found else None,
