@@ -325,9 +325,12 @@ def main() -> int:
             print(f"{p:<19} {axis:<11} {sc.label():<55} from {DEFAULTS[p][idx].label()}")
         return 0
     t0 = time.perf_counter()
-    rows = []
-    for p, axis, idx, sc in todo:
-        rows.extend(sweep_one(p, axis, idx, sc, args))
+    rows, interrupted = [], False
+    try:
+        for p, axis, idx, sc in todo:
+            rows.extend(sweep_one(p, axis, idx, sc, args))
+    except KeyboardInterrupt:  # the scenarios finished so far are kept
+        interrupted = True
     total = time.perf_counter() - t0
     violations = [r for r in rows if r["verdict"] == "violation"]
     record.write(args.name, {
@@ -337,10 +340,11 @@ def main() -> int:
         "budget": {"explicit_seconds": args.budget, "explicit_max_states": args.max_states,
                    "random_walk_seconds": args.random_share * args.budget,
                    "fuzz_seconds": args.random_share * args.budget, "fuzz_examples_per_seed": args.fuzz_examples},
-        "protocols": protocols, "scenarios": len(todo), "total_seconds": round(total, 1),
+        "protocols": protocols, "scenarios": len(todo), "interrupted": interrupted, "total_seconds": round(total, 1),
         "violations": len(violations), "results": rows})
-    print(f"{len(todo)} scenarios, {len(rows)} rows, {len(violations)} violations, {total:.0f} s")
-    return 0
+    print(f"{len(todo)} scenarios, {len(rows)} rows, {len(violations)} violations, {total:.0f} s"
+          + (" (interrupted: the rows above are kept)" if interrupted else ""))
+    return 130 if interrupted else 0
 
 
 if __name__ == "__main__":
