@@ -36,10 +36,10 @@ def _existing_ancestor(p: Path) -> Path:
     return p
 
 
-def check_file(path: str | Path, what: str = "output") -> Path | str:
+def check_file(path: str | Path, what: str = "output", inputs: tuple = ()) -> Path | str:
     """A path a file will be written to, checked now: ``-``, a writable device,
     a file that exists and is writable, or a new file in a directory that is
-    (or can be made) writable. Returns it absolute (or ``-``)."""
+    (or can be made) writable, and never one of ``inputs``. Returns it absolute (or ``-``)."""
     if str(path) == STDOUT:
         return STDOUT
     if str(path) == "":
@@ -49,6 +49,9 @@ def check_file(path: str | Path, what: str = "output") -> Path | str:
     if target.exists():
         if target.is_dir():
             raise UsageError(f"{what} {path}: is a directory; give a file name")
+        for inp in inputs:
+            if os.path.exists(inp) and os.path.samefile(target, inp):
+                raise UsageError(f"{what} {path}: is the input {inp}, which it would overwrite; choose another path")
         if not os.access(target, os.W_OK):
             raise UsageError(f"{what} {path}: not writable; choose another path")
         if not stat.S_ISREG(target.stat().st_mode):

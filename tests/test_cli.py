@@ -270,6 +270,20 @@ def test_check_all_fails_on_a_correct_protocol_s_vacuous_pass(tmp_path, capsys, 
     capsys.readouterr()
 
 
+def test_replay_never_overwrites_the_counterexample_it_replays(tmp_path, capsys):
+    """An output that is the input (by name or through a link) is refused in one
+    line, exit 2, before any work, and the counterexample is left as it was."""
+    src = Path(__file__).resolve().parent.parent / "counterexamples" / "sbml__no-event-logging.json"
+    cx = tmp_path / "cx.json"
+    cx.write_bytes(src.read_bytes())
+    (tmp_path / "link.svg").symlink_to(cx)
+    for opt, out in (("--svg", cx), ("--html", cx), ("--itf", cx), ("--svg", tmp_path / "link.svg")):
+        assert main(["replay", str(cx), opt, str(out)]) == 2
+        err = capsys.readouterr().err
+        assert err.count("\n") == 1 and "would overwrite" in err
+        assert cx.read_bytes() == src.read_bytes()
+
+
 def test_every_curated_counterexample_replays_with_its_values(capsys):
     root = Path(__file__).resolve().parent.parent / "counterexamples"
     for f in sorted(root.glob("*.json")):

@@ -498,9 +498,9 @@ def cmd_replay(args) -> int:
     same values, is reproduced; 1 saying what differs otherwise."""
     from rrcheck.checker.traces import counterexample as T
     from rrcheck.files import check_file
-    svg_path = check_file(args.svg, "--svg") if args.svg else None
-    html_path = check_file(args.html, "--html") if args.html else None
-    itf_path = check_file(args.itf, "--itf") if args.itf else None
+    svg_path = check_file(args.svg, "--svg", (args.file,)) if args.svg else None
+    html_path = check_file(args.html, "--html", (args.file,)) if args.html else None
+    itf_path = check_file(args.itf, "--itf", (args.file,)) if args.itf else None
     if svg_path == "-" and args.json:
         raise UsageError("--svg - and --json both write to standard output; give --svg a file")
     cx = T.load(args.file)
