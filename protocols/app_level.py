@@ -136,6 +136,8 @@ def _put(pairs: tuple, k: int, v) -> tuple:
 class AppLevel(Protocol):
     name = "app-level"
     scope = "all"
+    # an epoch (count, restarter) cannot say how many restarts a rollback takes in (docs/findings.md §4)
+    RECOVERY_BOUND = None
     source = "Bronevetsky et al., C3 application-level checkpointing (Pingali's slides: The Protocol, Log-End Line, collectives)"
     RECOVERY_KINDS = frozenset({"rollback", "suppress"})
     at_sites = True  # "Application-level checkpoints can only be taken at certain places"

@@ -184,6 +184,9 @@ class Protocol:
     RECOVERY_KINDS: ClassVar[frozenset[str]] = frozenset()
     KNOBS: ClassVar[dict[str, Any]] = {}
     at_sites: ClassVar[bool] = False  # checkpoints only at a checkpoint_site (application level)
+    # why no failure makes a process roll back twice (RecoveryBound, :meth:`restarts_heard`),
+    # or None where the protocol cannot say yet (then RecoveryBound does not apply to it)
+    RECOVERY_BOUND: ClassVar[str | None] = "only a failed process rolls back, once, at its restart"
 
     def __init__(self, **knobs: Any) -> None:
         unknown = set(knobs) - set(self.KNOBS)
@@ -281,6 +284,13 @@ class Protocol:
 
     def recovering(self, ctx: Context, p: int, vol: Any) -> bool:
         return False
+
+    def restarts_heard(self, ctx: Context, p: int, stab: Any) -> int:
+        """RecoveryBound: how many restarts p's stable state says it has rolled
+        back for. A rollback of p other than its own restart must raise it, and
+        it never exceeds the restarts that happened: so no failure makes p roll
+        back more than once. Protocols whose survivors never roll back keep 0."""
+        return 0
 
     def coordinated_with(self, ctx: Context, p: int) -> tuple[int, ...]:
         """The processes that roll back together with p to one recovery line

@@ -14,9 +14,17 @@ and on any failure every process rolls back to the last committed line:
   before that channel's marker — the in-transit messages, "integrated inside
   the receiver's checkpoint" (Bouteiller et al. 2013 §3.2.1).
 
-Recovery: the replacement picks a new epoch, restores the committed line and
-sends ``rollback`` to all; a packet of an older epoch is dropped, one of a
-newer epoch makes its receiver roll back first.
+Recovery: the replacement restores the committed line and sends ``rollback``
+to all. An epoch names the restarts a line recovers from — one count per
+process, raised at its restart — so that a process rolls back once per
+restart, whatever order the rollbacks of one failure arrive in: a packet
+whose epoch names no restart p has not recovered from is dropped; one that
+names more makes p roll back first; one that names other restarts than p
+knows (two restarts of one node crash) makes p roll back to the join of both
+and tell everyone. The first reading took epochs (count, restarter), totally
+ordered, and took an older rollback for a new failure: with two victims,
+survivors started epochs in turn, a storm without end (docs/findings.md §4;
+knob ``stale_rollback_is_a_failure``).
 """
 from __future__ import annotations
 
@@ -28,9 +36,22 @@ from rrcheck.protocols.base import (AppMsg, Checkpoint, Context, Deliver, Mail, 
 COORDINATOR = 0
 
 
+def _restarted(epoch: tuple, p: int) -> tuple:
+    return epoch[:p] + (epoch[p] + 1,) + epoch[p + 1:]
+
+
+def _covers(a: tuple, b: tuple) -> bool:
+    """Has a line of epoch ``a`` recovered from every restart ``b`` names?"""
+    return all(x >= y for x, y in zip(a, b))
+
+
+def _join(a: tuple, b: tuple) -> tuple:
+    return tuple(max(x, y) for x, y in zip(a, b))
+
+
 @value
 class Vol:
-    epoch: tuple = (0, -1)
+    epoch: tuple = ()                  # per process, its restarts this line recovers from
     wave: int = 0                      # wave in progress
     taken: bool = False                # checkpoint of this wave taken
     markers: frozenset = frozenset()   # sources whose marker of this wave arrived
@@ -40,7 +61,7 @@ class Vol:
 
 @value
 class Stab:
-    epoch: tuple = (0, -1)
+    epoch: tuple = ()
     line: int = 0                      # last committed wave: the recovery line
     waves: int = 0                     # coordinator: waves issued
     channels: tuple = ()               # Chandy–Lamport: (wave, recorded messages)
@@ -49,10 +70,18 @@ class Stab:
 class GlobalCheckpoint(Protocol):
     scope = "all"
     RECOVERY_KINDS = frozenset({"rollback"})
-    KNOBS = {"next_wave_commits": True}  # a marker of the next wave implies this wave's commit
+    RECOVERY_BOUND = ("each rollback takes in a restart the line had not recovered from (Bouteiller et al. "
+                      "2013 §2.2: on a failure, every process rolls back to the last committed line)")
+    # next_wave_commits: a marker of the next wave implies this wave's commit;
+    # stale_rollback_is_a_failure: the first reading, an older rollback starts a new epoch
+    KNOBS = {"next_wave_commits": True, "stale_rollback_is_a_failure": False}
 
     def initial(self, ctx: Context, p: int) -> tuple[Vol, Stab]:
-        return Vol(), Stab()
+        none = (0,) * ctx.n
+        return Vol(epoch=none), Stab(epoch=none)
+
+    def restarts_heard(self, ctx: Context, p: int, stab: Stab) -> int:
+        return sum(stab.epoch)
 
     def coordinated_with(self, ctx: Context, p: int) -> tuple[int, ...]:
         return tuple(range(ctx.n))
@@ -69,19 +98,25 @@ class GlobalCheckpoint(Protocol):
 
     def on_packet(self, ctx: Context, p: int, vol: Vol, stab: Stab, pkt: Packet) -> Step:
         epoch, line, _ = pkt.hdr
+        rollback = pkt.kind == "rollback"
         effects: tuple = ()
-        if epoch < vol.epoch:
-            if pkt.kind == "rollback":
-                # the sender restarted after p took the current epoch (it was down
-                # when that rollback went out): a new failure, so a new epoch above both
-                fresh = (vol.epoch[0] + 1, p)
-                return self._rollback(ctx, p, stab, fresh, min(line, stab.line), notify=True)
-            return Step(vol, stab, (Note("stale_dropped"),))
-        if epoch > vol.epoch:  # the sender rolled back to `line`; p has not heard yet
+        if epoch != vol.epoch:
+            if _covers(vol.epoch, epoch):  # p has recovered from every restart it names
+                if rollback and self.stale_rollback_is_a_failure:
+                    return self._rollback(ctx, p, stab, _restarted(vol.epoch, p), min(line, stab.line), notify=True)
+                return Step(vol, stab, (Note("stale_dropped"),))
+            if not _covers(epoch, vol.epoch):
+                # each side knows a restart the other does not (two victims of one failure):
+                # both lines give way to the join, on the lower line, and everyone is told;
+                # the packet's sender will roll back to it too, so its packet is dropped
+                vol, stab, effects = self._rollback(ctx, p, stab, _join(vol.epoch, epoch),
+                                                    min(line, stab.line), notify=True)
+                return Step(vol, stab, effects + (() if rollback else (Note("stale_dropped"),)))
+            # the sender rolled back to `line` for restarts p has not heard of
             vol, stab, effects = self._rollback(ctx, p, stab, epoch, line, notify=False)
-            if pkt.kind == "rollback":
+            if rollback:
                 return Step(vol, stab, effects)
-        elif pkt.kind == "rollback":
+        elif rollback:
             return Step(vol, stab)
         vol, stab, more = self.on_wave(ctx, p, vol, stab, pkt)
         return Step(vol, stab, effects + more)
@@ -131,7 +166,7 @@ class GlobalCheckpoint(Protocol):
         return Step(Vol(epoch=vol.epoch), replace(stab, line=w), out)
 
     def on_restart(self, ctx: Context, p: int, stab: Stab) -> Step:
-        return self._rollback(ctx, p, stab, (stab.epoch[0] + 1, p), stab.line, notify=True)
+        return self._rollback(ctx, p, stab, _restarted(stab.epoch, p), stab.line, notify=True)
 
     def _rollback(self, ctx: Context, p: int, stab: Stab, epoch: tuple, line: int, notify: bool) -> Step:
         stab = replace(stab, epoch=epoch, line=line)

@@ -34,6 +34,8 @@ from rrcheck.protocols.logging import MessageLogging, Saved, Stab, Vol
 class CorrelatedSet(MessageLogging):
     name = "correlated-set"
     scope = "group"
+    # an epoch (count, restarter) cannot say how many restarts a rollback takes in (docs/findings.md §4)
+    RECOVERY_BOUND = None
     source = "Bouteiller et al. 2013 §3.2–3.3"
     # newer_epoch_rolls_back: a control packet of a newer epoch implies its set's rollback
     KNOBS = {**MessageLogging.KNOBS, "silence": True, "newer_epoch_rolls_back": True}

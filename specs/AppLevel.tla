@@ -343,6 +343,10 @@ RestoredTo(p, before, after) ==
     IF after.alive /\ (IF before.alive THEN after.stab.rec # before.stab.rec ELSE TRUE)
     THEN {after.stab.line} ELSE {}
 
+\* RecoveryBound counts no restart here: only a failed process rolls back, at its
+\* restart (or, where survivors roll back, the bound is not declared yet)
+RestartsHeard(p, stab) == 0
+
 -----------------------------------------------------------------------------
 Sys == INSTANCE RollbackRecovery
 
@@ -385,6 +389,7 @@ NoOrphan == Sys!NoOrphan
 FailureFreeEquivalence == Sys!FailureFreeEquivalence
 Termination == Sys!Termination
 RollbackScope == Sys!RollbackScopeProp
+RecoveryBound == Sys!RecoveryBoundProp
 NoInTransitInGroup == [][Sys!NoInTransitInGroup]_vars
 LogEndNoBackwardCrossing == [][LogEndNoBackwardCrossingAction]_vars
 LogEndNoLateCrossing == [][LogEndNoLateCrossingAction]_vars

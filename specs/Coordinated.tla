@@ -20,9 +20,14 @@
 (*    its checkpoint and before that channel's marker (the in-transit      *)
 (*    messages, "integrated inside the receiver's checkpoint", §3.2.1).    *)
 (*                                                                         *)
-(* Recovery: the replacement picks a new epoch, restores the committed     *)
-(* line and sends rollback to all; a packet of an older epoch is dropped,  *)
-(* one of a newer epoch makes its receiver roll back first.                *)
+(* Recovery: the replacement restores the committed line and sends        *)
+(* rollback to all. An epoch names the restarts a line recovers from, one  *)
+(* count per process raised at its restart, so that a process rolls back  *)
+(* once per restart whatever order one failure's rollbacks arrive in: a    *)
+(* packet naming no restart p has not recovered from is dropped; one       *)
+(* naming more makes p roll back first; one naming other restarts than p   *)
+(* knows makes p roll back to the join of both, on the lower line, and     *)
+(* tell everyone (rrcheck's docs/findings.md §4: the rollback storm).      *)
 (*                                                                         *)
 (* Knobs (CONSTANTS, so a mutant is a one-line override in a .cfg):        *)
 (*   Blocking        TRUE: blocking coordinated; FALSE: Chandy-Lamport     *)
@@ -31,25 +36,34 @@
 (*   NextWaveCommits a marker of the next wave overtaking this wave's      *)
 (*                   commit implies it (coordinated/next-wave-marker-      *)
 (*                   dropped sets it FALSE)                                *)
+(*   StaleRollbackIsAFailure  the first reading: a rollback naming only    *)
+(*                   restarts p recovered from starts a new epoch, as if p *)
+(*                   had restarted (coordinated/stale-rollback-is-a-       *)
+(*                   failure sets it TRUE: the storm)                      *)
 (***************************************************************************)
 EXTENDS Naturals, Integers, Sequences, FiniteSets, TLC, RRValues, AppEvents
 
 CONSTANTS N, Prog, NodeOf, GroupOf, Fifo, MaxFailures, MaxCheckpoints, CrashKinds,
           AtSites, NoFailureDuringRecovery
-CONSTANTS Blocking, RecordChannels, NextWaveCommits
+CONSTANTS Blocking, RecordChannels, NextWaveCommits, StaleRollbackIsAFailure
 
 VARIABLES procs, wire, failures, failed
 
 Coordinator == 0
 All == 0..(N - 1)
 
-\* Epochs <<incarnation, who>> are ordered lexicographically.
-EpochLess(a, b) == a[1] < b[1] \/ (a[1] = b[1] /\ a[2] < b[2])
+\* An epoch: per process (index p + 1), the restarts of it a line recovers from.
+NoRestart == [i \in 1..N |-> 0]
+Restarted(e, p) == [e EXCEPT ![p + 1] = @ + 1]
+Covers(a, b) == \A i \in 1..N : a[i] >= b[i]
+EpochJoin(a, b) == [i \in 1..N |-> IF a[i] >= b[i] THEN a[i] ELSE b[i]]
+RestartsHeard(p, stab) ==
+    LET sum[i \in 0..N] == IF i = 0 THEN 0 ELSE sum[i - 1] + stab.epoch[i] IN sum[N]
 
 \* vol: lost at a crash; stab: stable storage
 NewVol(epoch) == [epoch |-> epoch, wave |-> 0, taken |-> FALSE, markers |-> {},
                   recorded |-> <<>>, acks |-> {}]
-ProtoInit(p) == <<NewVol(<<0, -1>>), [epoch |-> <<0, -1>>, line |-> 0, waves |-> 0, channels |-> <<>>]>>
+ProtoInit(p) == <<NewVol(NoRestart), [epoch |-> NoRestart, line |-> 0, waves |-> 0, channels |-> <<>>]>>
 
 Hdr(vol, stab, w) == <<vol.epoch, stab.line, w>>
 ToOthers(p, kind, hdr) == Map(LAMBDA q : Send(Packet(p, q, kind, hdr, <<>>)), Others(p, N))
@@ -70,7 +84,7 @@ Rollback(p, stab, epoch, line, notify) ==
             <<Restore(line)>> \o inTransit
             \o (IF notify THEN ToOthers(p, "rollback", <<epoch, line, 0>>) ELSE <<>>))
 
-OnRestart(p, stab) == Rollback(p, stab, <<stab.epoch[1] + 1, p>>, stab.line, TRUE)
+OnRestart(p, stab) == Rollback(p, stab, Restarted(stab.epoch, p), stab.line, TRUE)
 
 -----------------------------------------------------------------------------
 (* The wave                                                                 *)
@@ -150,13 +164,17 @@ OnInternal(p, vol, stab, label) ==
 OnPacket(p, vol, stab, pk) ==
     LET epoch == pk.hdr[1]
         line == pk.hdr[2]
-    IN IF EpochLess(epoch, vol.epoch) THEN
-           IF pk.kind = "rollback"
-           \* the sender restarted after p took the current epoch (it was down when
-           \* that rollback went out): a new failure, so a new epoch above both
-           THEN Rollback(p, stab, <<vol.epoch[1] + 1, p>>, IF line < stab.line THEN line ELSE stab.line, TRUE)
+        lower == IF line < stab.line THEN line ELSE stab.line
+    IN IF epoch # vol.epoch /\ Covers(vol.epoch, epoch) THEN  \* p recovered from all it names
+           IF pk.kind = "rollback" /\ StaleRollbackIsAFailure
+           THEN Rollback(p, stab, Restarted(vol.epoch, p), lower, TRUE)
            ELSE Step(vol, stab, <<Note("stale_dropped")>>)
-       ELSE IF EpochLess(vol.epoch, epoch) THEN   \* the sender rolled back to line
+       ELSE IF epoch # vol.epoch /\ ~Covers(epoch, vol.epoch) THEN
+           \* each side knows a restart the other does not: the join, on the lower
+           \* line, told to everyone; the packet's sender will roll back to it too
+           LET r == Rollback(p, stab, EpochJoin(vol.epoch, epoch), lower, TRUE) IN
+           IF pk.kind = "rollback" THEN r ELSE Step(r.vol, r.stab, r.eff \o <<Note("stale_dropped")>>)
+       ELSE IF epoch # vol.epoch THEN   \* the sender rolled back to line for restarts p has not heard of
            LET r == Rollback(p, stab, epoch, line, FALSE) IN
            IF pk.kind = "rollback" THEN r
            ELSE LET w == OnWave(p, r.vol, r.stab, pk) IN Step(w.vol, w.stab, r.eff \o w.eff)
@@ -184,5 +202,6 @@ NoOrphan == Sys!NoOrphan
 FailureFreeEquivalence == Sys!FailureFreeEquivalence
 Termination == Sys!Termination
 RollbackScope == Sys!RollbackScopeProp
+RecoveryBound == Sys!RecoveryBoundProp
 NoInTransitInGroup == [][Sys!NoInTransitInGroup]_Sys!vars
 =============================================================================

@@ -241,6 +241,10 @@ ScopeOf(f) == UNION {SetOf(x) : x \in f}                     \* the failed sets
 RestoredTo(p, before, after) ==                               \* a rollback always takes a new epoch
     IF after.alive /\ after.stab.epoch # before.stab.epoch THEN {after.stab.line} ELSE {}
 
+\* RecoveryBound counts no restart here: only a failed process rolls back, at its
+\* restart (or, where survivors roll back, the bound is not declared yet)
+RestartsHeard(p, stab) == 0
+
 -----------------------------------------------------------------------------
 Sys == INSTANCE RollbackRecovery
 
@@ -253,6 +257,7 @@ NoOrphan == Sys!NoOrphan
 FailureFreeEquivalence == Sys!FailureFreeEquivalence
 Termination == Sys!Termination
 RollbackScope == Sys!RollbackScopeProp
+RecoveryBound == Sys!RecoveryBoundProp
 NoInTransitInGroup == [][Sys!NoInTransitInGroup]_Sys!vars
 \* Bouteiller et al.'s Theorem 1 is the same line for correlated sets: rrcheck reports it under this name
 Theorem1 == [][Sys!NoInTransitInGroup]_Sys!vars

@@ -374,6 +374,10 @@ CoordinatedWith(p) == {p}
 ScopeOf(f) == f                                  \* pessimistic: only the failed roll back
 RestoredTo(p, before, after) == IF ~before.alive /\ after.alive THEN {after.stab.line} ELSE {}
 
+\* RecoveryBound counts no restart here: only a failed process rolls back, at its
+\* restart (or, where survivors roll back, the bound is not declared yet)
+RestartsHeard(p, stab) == 0
+
 -----------------------------------------------------------------------------
 Sys == INSTANCE RollbackRecovery
 
@@ -452,6 +456,7 @@ NoOrphan == Sys!NoOrphan
 FailureFreeEquivalence == Sys!FailureFreeEquivalence
 Termination == Sys!Termination
 RollbackScope == Sys!RollbackScopeProp
+RecoveryBound == Sys!RecoveryBoundProp
 NoInTransitInGroup == [][Sys!NoInTransitInGroup]_vars
 ErasureOrder == [][ErasureOrderAction]_vars
 GCBehindCheckpoint == [][GCBehindCheckpointAction]_vars

@@ -61,7 +61,8 @@ CONSTANTS
     RecoveryKinds,           \* packet kinds that belong to a recovery
     CoordinatedWith(_),      \* p |-> the processes rolling back with p to one line
     ScopeOf(_),              \* the failed set |-> the processes that may roll back
-    RestoredTo(_, _, _)      \* p, p before, p after a step |-> the checkpoints p restored
+    RestoredTo(_, _, _),     \* p, p before, p after a step |-> the checkpoints p restored
+    RestartsHeard(_, _)      \* p, stab |-> the restarts p's stable state has rolled back for
 
 \* Application events only application-level protocols act on (the others
 \* take AppEvents.tla's defaults): a checkpoint site, a non-deterministic choice.
@@ -481,5 +482,19 @@ NoInTransitInGroup ==
              /\ \A k \in 0..(Len(ImageOf(procs'[q], cid).ghost.sent[p]) - 1) : k \in Received(p, q, cid)
 
 RollbackScopeProp == [][RollbackScope]_vars
+
+\* (action) no failure makes a process roll back twice: a rollback other than
+\* the process's own restart raises the restarts it has rolled back for, which
+\* never exceed the restarts that can have happened, one per victim of each
+\* failure so far
+VictimsPerFailure ==
+    IF "node" \notin CrashKinds THEN 1
+    ELSE LET sizes == {Cardinality({q \in Procs : NodeOf[q] = NodeOf[p]}) : p \in Procs}
+         IN CHOOSE m \in sizes : \A x \in sizes : x <= m
+RecoveryBound ==
+    \A p \in Procs : RestoredTo(p, procs[p], procs'[p]) # {} /\ procs[p].alive =>
+        /\ RestartsHeard(p, procs'[p].stab) > RestartsHeard(p, procs[p].stab)
+        /\ RestartsHeard(p, procs'[p].stab) <= failures' * VictimsPerFailure
+RecoveryBoundProp == [][RecoveryBound]_vars
 NoInTransitInGroupProp == [][NoInTransitInGroup]_vars
 =============================================================================

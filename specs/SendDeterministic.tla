@@ -611,6 +611,10 @@ RestoredTo(p, before, after) ==
     IF after.alive /\ (IF before.alive THEN after.stab.epoch # before.stab.epoch ELSE TRUE)
     THEN {after.stab.line} ELSE {}
 
+\* RecoveryBound counts no restart here: only a failed process rolls back, at its
+\* restart (or, where survivors roll back, the bound is not declared yet)
+RestartsHeard(p, stab) == 0
+
 -----------------------------------------------------------------------------
 Sys == INSTANCE RollbackRecovery
 
@@ -660,6 +664,7 @@ NoOrphan == Sys!NoOrphan
 FailureFreeEquivalence == Sys!FailureFreeEquivalence
 Termination == Sys!Termination
 RollbackScope == Sys!RollbackScopeProp
+RecoveryBound == Sys!RecoveryBoundProp
 NoInTransitInGroup == [][Sys!NoInTransitInGroup]_vars
 CausalReplayOrder == [][CausalReplayOrderAction]_vars
 =============================================================================

@@ -45,7 +45,10 @@ MODELS = {(r["protocol"], r["mutant"], r["scenario"]): r
 
 def sized(protocol, scenario, mutant, *values, suffix="", big=CATALOGUE):
     row = MODELS.get((protocol, mutant, scenario.label()), {})
-    mark = big if (row.get("rrcheck_no_reduce", {}).get("states") or QUICK + 1) > QUICK else ()
+    whole = row.get("rrcheck_no_reduce", {})
+    # None: a storm's graph is infinite, and its violation comes within a few hundred states
+    states = 0 if whole is None else whole.get("states") or QUICK + 1
+    mark = big if states > QUICK else ()
     return pytest.param(*values, marks=mark, id=(mutant or f"{protocol}-{scenario.label()}") + suffix)
 
 
@@ -123,9 +126,10 @@ def test_invariants_tla_mutants_caught_alike(name, tmp_path):
     assert rep.violation.property == tlc.property
 
 
-# whole graphs of the mutants, invariants off (one small enough for the quick run)
+# whole graphs of the mutants, invariants off (one small enough for the quick run); a storm's
+# graph is infinite, so only its violation is compared
 GRAPHS = [pytest.param(name, marks=() if name == "chandy-lamport/no-channel-recording" else pytest.mark.slow, id=name)
-          for name, m in MUTANTS.items() if m.protocol in SPECIFIED and not m.model]
+          for name, m in MUTANTS.items() if m.protocol in SPECIFIED and not m.model and "unbounded" not in m.extra]
 
 
 @pytest.mark.parametrize("name", GRAPHS)

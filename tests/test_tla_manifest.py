@@ -29,7 +29,8 @@ def test_manifest_covers_every_specified_model():
 
 
 # A bigger row is held to both engines by the catalogue run (tests/test_invariants_tla.py).
-QUICK = [r for r in MANIFEST if r["rrcheck_no_reduce"]["states"] <= 5_000]
+# (a storm's graph is infinite: no count, and its violation comes within a few hundred states)
+QUICK = [r for r in MANIFEST if r["rrcheck_no_reduce"] is None or r["rrcheck_no_reduce"]["states"] <= 5_000]
 
 
 @pytest.mark.parametrize("row", QUICK, ids=[r["mutant"] or f"{r['protocol']}-{r['scenario']}" for r in QUICK])

@@ -20,7 +20,7 @@ from rrcheck.checker.model.ghost import History
 from rrcheck.errors import UsageError
 
 GENERAL = ("NoLostMessage", "NoDuplicateDelivery", "NoOrphan", "FailureFreeEquivalence",
-           "Termination", "RollbackScope", "NoInTransitInGroup")
+           "Termination", "RollbackScope", "NoInTransitInGroup", "RecoveryBound")
 
 DESCRIPTIONS = {
     "NoLostMessage": "every message sent in its sender's current history and not yet delivered is still "
@@ -33,6 +33,9 @@ DESCRIPTIONS = {
     # "in transit" as Bouteiller et al. §2.1 define it (sent before the recovery line, received after);
     # a message the checkpoint recorded (Chandy-Lamport's channel state, C3's late-message log, the
     # receiver's queue) counts as delivered, as in the proof of their Theorem 1
+    "RecoveryBound": "no failure makes a process roll back more than once per process it restarts: a rollback "
+                     "other than the process's own restart raises the count of restarts it has recovered from, "
+                     "which never exceeds the restarts that can have happened",
     "NoInTransitInGroup": "at a rollback of a group that checkpoints in coordination, no message between two "
                           "of its members is in transit at its recovery line (sent before it, received after) "
                           "unless the checkpoint recorded it",
@@ -65,8 +68,12 @@ def register(*props: Property) -> None:
 
 
 def applicable(protocol: str) -> tuple[str, ...]:
-    """The general properties and the protocol's own."""
-    return GENERAL + tuple(n for n, p in OWN.items() if protocol in p.protocols)
+    """The general properties and the protocol's own (RecoveryBound only where the
+    protocol says why it holds: :attr:`Protocol.RECOVERY_BOUND`)."""
+    from rrcheck.protocols.mutants import PROTOCOLS
+    cls = PROTOCOLS.get(protocol)
+    general = tuple(g for g in GENERAL if g != "RecoveryBound" or (cls and cls.RECOVERY_BOUND))
+    return general + tuple(n for n, p in OWN.items() if protocol in p.protocols)
 
 
 def properties_for(system, protocol: str, properties) -> tuple[str, ...]:
@@ -140,6 +147,7 @@ class Judge:
     def transition(self, before, action, after, obs) -> Violation | None:
         w = self.w
         w["transitions"] += 1
+        restored: set = set()
         for o in obs:
             kind = o[0]
             if kind == "delivered":
@@ -162,7 +170,9 @@ class Judge:
                     else:
                         w["orphan_contradictions_seen"] += 1
             elif kind == "restore":
-                v = self._restore(before, after, o)
+                v = (self._restore(before, after, o)
+                     or self._bound(before, action, after, o[1], o[1] not in restored))
+                restored.add(o[1])
                 if v:
                     return v
             elif kind == "crash":
@@ -235,6 +245,32 @@ class Judge:
                                      f"of checkpoint {cid} (sent before it, received after) inside one group",
                                      {"sender": q, "receiver": p, "k": bad[0], "cid": cid,
                                       "set": list(group)})
+        return None
+
+    def _bound(self, before, action, after, p: int, first: bool) -> Violation | None:
+        """RecoveryBound at a rollback of p. A restart rolls its process back
+        once; any other rollback must take in a restart p had not heard of.
+        With no counter in the state, the count is the protocol's own
+        (:meth:`Protocol.restarts_heard`), held to the restarts that can have
+        happened: one per victim of each failure so far."""
+        if first and action == ("restart", p):
+            self.w["restart_rollbacks"] += 1
+            return None
+        proto, ctx = self.sys.protocol, self.sys.ctx
+        heard = proto.restarts_heard(ctx, p, before.procs[p].stab)
+        now = proto.restarts_heard(ctx, p, after.procs[p].stab)
+        if now > heard:
+            self.w["rollbacks_for_a_restart_heard"] += 1
+        if "RecoveryBound" not in self.props:
+            return None
+        if now <= heard:
+            return Violation("RecoveryBound", f"P{p} rolls back again for no restart it had not heard of "
+                             f"(still {now})", {"process": p, "restarts_heard": now})
+        cap = after.failures * self.sys.victims_per_failure
+        if now > cap:
+            return Violation("RecoveryBound", f"P{p} has rolled back for {now} restarts, but {after.failures} "
+                             f"failure(s) restart at most {cap} processes",
+                             {"process": p, "restarts_heard": now, "restarts_possible": cap})
         return None
 
     def _scope(self, failed: frozenset) -> set[int]:

@@ -8,7 +8,7 @@ from pathlib import Path
 
 from rrcheck.checker.invariants.general import Violation
 from rrcheck.checker.model.scenarios import Scenario
-from rrcheck.protocols.mutants import MUTANTS
+from rrcheck.protocols.mutants import MUTANTS, PROTOCOLS
 
 
 @dataclass
@@ -108,6 +108,9 @@ def vacuity(protocol: str, scenario: Scenario, result: Result, sets_of_one: bool
         why.append(f"a bound of {scenario.checkpoints} checkpoint(s) but no checkpoint taken")
     elif scenario.checkpoints > 0 and w.get("rollbacks", 0) and w.get("rollbacks_to_a_checkpoint", 0) == 0:
         why.append("checkpoints taken, but every rollback went back to the start (no checkpoint was ever restored)")
+    if w.get("survivor_rollbacks", 0) and PROTOCOLS[protocol].RECOVERY_BOUND \
+            and w.get("rollbacks_for_a_restart_heard", 0) == 0:
+        why.append("survivors rolled back, but never for a restart they had not heard of (RecoveryBound idle)")
     if protocol == "correlated-set" and scenario.failures and not sets_of_one \
             and w.get("theorem1_lines_checked", 0) == 0:
         why.append("Theorem1 never checked a recovery line (no rollback of a set with an internal message)")

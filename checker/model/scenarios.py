@@ -99,6 +99,10 @@ DEFAULTS: dict[str, tuple[Scenario, ...]] = {
         Scenario("ring", 2, 2),
         Scenario("ring", 2, 1, note="node crash"),
         Scenario("pingpong", 2, 2),
+        Scenario("ring", 3, 2, checkpoints=0, crash_kinds=("node",),
+                 note="two processes on one node: a node crash restarts both at once (docs/findings.md §4)"),
+        Scenario("pingpong", 3, 2, crash_kinds=("node",),
+                 note="a checkpoint wave and a node crash of two: rollbacks join on the lower line"),
     ),
     "chandy-lamport": (
         Scenario("ring", 2, 2),
@@ -188,6 +192,7 @@ MUTANT_SCENARIOS: dict[str, Scenario] = {
     "correlated-set/global-rollback": Scenario("ring", 4, 2, checkpoints=0),
     # three processes, two waves: P1's marker of wave 2 reaches P2 before P0's commit of wave 1
     "coordinated/next-wave-marker-dropped": Scenario("ring", 3, 1, failures=0, checkpoints=2),
+    "coordinated/stale-rollback-is-a-failure": Scenario("ring", 3, 2, checkpoints=0, crash_kinds=("node",)),
     # one group of three, two waves: P1's mark of wave 2 reaches P2 before P0's commit of wave 1
     "send-deterministic/next-wave-mark-dropped": Scenario("ring", 3, 1, failures=0, checkpoints=2),
     # two groups of one: P1 crashes with P0's restart message in flight to it, and P0 waits for its report

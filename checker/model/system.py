@@ -181,6 +181,13 @@ class System:
         self._local_acts = {}  # a process's enabled checkpoints depend on the bounds
 
     # -- initial state --------------------------------------------------------
+    @property
+    def victims_per_failure(self) -> int:
+        """The most processes one failure can take down (RecoveryBound)."""
+        if "node" not in self.bounds.crash_kinds:
+            return 1
+        return max(self.ctx.node_of.count(x) for x in self.nodes)
+
     def initial(self) -> State:
         procs = []
         for p in range(self.n):

@@ -17,7 +17,7 @@ from rrcheck.checker.invariants import OWN, applicable
 SPECS = Path(os.environ.get("RRCHECK_SPECS", Path(__file__).resolve().parents[2] / "specs"))
 
 # properties TLC checks on transitions ([][A]_vars), the others on states
-ACTION_PROPERTIES = ("RollbackScope", "Theorem1", "NoInTransitInGroup", "CausalReplayOrder",
+ACTION_PROPERTIES = ("RollbackScope", "RecoveryBound", "Theorem1", "NoInTransitInGroup", "CausalReplayOrder",
                      "LogEndNoBackwardCrossing", "LogEndNoLateCrossing", "ErasureOrder", "GCBehindCheckpoint")
 
 
@@ -30,9 +30,11 @@ class Spec:
 
 SPECIFIED: dict[str, Spec] = {
     "coordinated": Spec("Coordinated", {"Blocking": True, "RecordChannels": True},
-                        {"next_wave_commits": "NextWaveCommits"}),
+                        {"next_wave_commits": "NextWaveCommits",
+                         "stale_rollback_is_a_failure": "StaleRollbackIsAFailure"}),
     "chandy-lamport": Spec("Coordinated", {"Blocking": False}, {"record_channels": "RecordChannels",
-                                                                "next_wave_commits": "NextWaveCommits"}),
+                                                                "next_wave_commits": "NextWaveCommits",
+                                                                "stale_rollback_is_a_failure": "StaleRollbackIsAFailure"}),
     "correlated-set": Spec("CorrelatedSet", {}, {
         "log_events": "LogEvents", "log_internal_events": "LogInternalEvents",
         "payload_copy_external": "PayloadCopyExternal", "drop_duplicates": "DropDuplicates",
