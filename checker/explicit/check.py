@@ -3,6 +3,8 @@ worker, several, or over MPI, resumable), its counterexample written as a file;
 and the main job's plan. Shared by the CLI, the API and the tests."""
 from __future__ import annotations
 
+import os
+
 from pathlib import Path
 
 from rrcheck.checker.explicit.explore import explore
@@ -52,9 +54,16 @@ def run_check(protocol: str, scenario: Scenario, mutant: str | None = None, prop
                  sets_of_one=len(set(system.ctx.group_of)) == system.n)
 
 
+# more local workers than this only share the same cores (and run out of file descriptors)
+MAX_LOCAL_WORKERS = 8 * (os.cpu_count() or 1)
+
+
 def search_options(strategy: str, workers: int = 1, fingerprints: bool = False, mpi: bool = False,
                    saved: bool = False) -> None:
     """Refuse, before any work, the options of a search that do not go together."""
+    if not mpi and workers > MAX_LOCAL_WORKERS:
+        raise UsageError(f"--workers {workers}: at most {MAX_LOCAL_WORKERS} on this machine (8 per core); "
+                         "--mpi spreads more over hosts")
     if (workers > 1 or fingerprints or mpi) and strategy != "bfs":
         raise UsageError(f"--workers, --fingerprints and --mpi run a breadth-first search; drop --strategy {strategy}")
     if saved and (strategy != "bfs" or workers > 1 or fingerprints or mpi):

@@ -66,6 +66,28 @@ def nonneg(name: str, least: int = 0):
     return parse
 
 
+# a search with more failures than this never ends anyway
+MAX_FAILURES = 1_000
+
+
+def bounded(name: str, least: int, most: int, why: str):
+    """:func:`nonneg` with a ceiling, refused in one line that says why."""
+    lower = nonneg(name, least)
+
+    def parse(text: str) -> int:
+        v = lower(text)
+        if v > most:
+            raise argparse.ArgumentTypeError(f"{name} must be at most {most:,} ({why}), not {v}")
+        return v
+    return parse
+
+
+def workers_type(text: str) -> int:
+    """Local worker threads or processes (TLC's): at most 8 per core."""
+    from rrcheck.checker.explicit.check import MAX_LOCAL_WORKERS
+    return bounded("--workers", 1, MAX_LOCAL_WORKERS, "8 per core of this machine")(text)
+
+
 def positive_float(name: str):
     def parse(text: str) -> float:
         try:
@@ -96,7 +118,8 @@ def scenario_args(s: argparse.ArgumentParser) -> None:
                    help="processes, at least 2 (default: the scenario's)")
     s.add_argument("--nodes", type=nonneg("--nodes", 1), metavar="M",
                    help="nodes the processes are placed on in blocks, 1 to --procs (default: the scenario's)")
-    s.add_argument("--failures", type=nonneg("--failures"), metavar="F",
+    s.add_argument("--failures", type=bounded("--failures", 0, MAX_FAILURES, "a search with more never ends"),
+                   metavar="F",
                    help="crashes allowed per run, 0 or more (default: the scenario's, usually 1)")
     s.add_argument("--checkpoints", type=nonneg("--checkpoints"), metavar="C",
                    help="checkpoints allowed per process, 0 or more (default: the scenario's)")

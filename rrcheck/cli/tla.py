@@ -19,7 +19,7 @@ from rrcheck.errors import UsageError
 
 
 def add_parser(sub) -> None:
-    from rrcheck.cli.check import nonneg, scenario_args
+    from rrcheck.cli.check import nonneg, positive_float, scenario_args, workers_type
     s = sub.add_parser("tla", help="check a protocol's TLA+ spec with TLC on an rrcheck scenario")
     s.add_argument("protocol", nargs="?")
     s.add_argument("--all", action="store_true",
@@ -29,9 +29,10 @@ def add_parser(sub) -> None:
     scenario_args(s)
     s.add_argument("--mutant")
     s.add_argument("--property", action="append", dest="properties", help="check only these (repeatable)")
-    s.add_argument("--workers", type=int, default=1, help="TLC worker threads")
-    s.add_argument("--timeout", type=float, default=1800.0, help="wall-clock limit of one TLC run (s)")
-    s.add_argument("--keep", help="keep TLC's working directory (MC.tla, MC.cfg, tlc.out) under DIR")
+    s.add_argument("--workers", type=workers_type, default=1, metavar="N", help="TLC worker threads (default 1)")
+    s.add_argument("--timeout", type=positive_float("--timeout"), default=1800.0, metavar="SECONDS",
+                   help="wall-clock limit of one TLC run, seconds (default 1800)")
+    s.add_argument("--keep", metavar="DIR", help="keep TLC's working directory (MC.tla, MC.cfg, tlc.out) under DIR")
     s.add_argument("--out", default="rrcheck-out", help="where counterexamples are written")
     s.add_argument("--engine", choices=("tlc", "apalache"), default="tlc")
     s.add_argument("--json", action="store_true")
@@ -44,9 +45,8 @@ def cmd_tla(args) -> int:
         if not shutil.which("apalache-mc"):
             raise UsageError("apalache-mc is not on PATH (Apalache cannot be installed here); use --engine tlc")
         raise UsageError("the Apalache runner is not written yet; use --engine tlc")
-    if args.workers < 1:
-        raise UsageError("--workers must be at least 1")
-    keep = Path(args.keep) if args.keep else None
+    from rrcheck.files import check_dir
+    keep = check_dir(args.keep, "--keep") if args.keep else None  # before the work, not after it
     if keep:
         keep.mkdir(parents=True, exist_ok=True)
     if args.all:
