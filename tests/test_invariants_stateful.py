@@ -37,6 +37,25 @@ def test_invariants_stateful_protocol_agrees_with_explicit_search(checked, proto
     if scenario.checkpoints:
         assert w["checkpoints"] > 0
     assert f.narrowed > 0  # swarm: some runs never took an event kind that was enabled
+    for kind in failure_kinds(protocol, scenario):  # the random engine generates each kind it may
+        assert w.get(kind, 0) > 0, (kind, dict(w))
+
+
+def failure_kinds(protocol, scenario) -> list[str]:
+    """The coverage witnesses a scenario allows: each kind of failure, and when it struck."""
+    system, workload = make_system(protocol, scenario)
+    kinds = []
+    if "process" in scenario.crash_kinds:
+        kinds.append("process_crashes")
+    if "node" in scenario.crash_kinds and (system.victims_per_failure > 1 or "process" not in scenario.crash_kinds):
+        kinds.append("node_crashes")
+    if scenario.checkpoints:
+        kinds.append("crashes_after_a_checkpoint")
+    if scenario.failures >= 2:
+        kinds.append("second_failures")
+        if not scenario.no_failure_during_recovery:
+            kinds.append("crashes_during_a_recovery")
+    return kinds
 
 
 FUZZED = [pytest.param(n, marks=pytest.mark.skip(reason=FUZZ_OUT_OF_REACH[n]) if n in FUZZ_OUT_OF_REACH else ())

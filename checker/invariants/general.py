@@ -186,13 +186,26 @@ class Judge:
                     w["processes_checkpointed"] += 1
             elif kind == "note":
                 w[o[1]] += 1
-        if action[0] == "crash_node":
-            w["node_crashes"] += 1
+        if action[0] == "crash_node" or action[0] == "crash":
+            self._failure(before, action, after)
         for check in self._own_transition:
             v = check(self, before, action, after, obs)
             if v:
                 return v
         return None
+
+    def _failure(self, before, action, after) -> None:
+        """Coverage of a failure: its kind, and when it struck (what a random
+        engine must be shown to generate, not only the exhaustive one)."""
+        w = self.w
+        w["node_crashes" if action[0] == "crash_node" else "process_crashes"] += 1
+        victims = [p for p in range(self.sys.n) if before.procs[p].alive and not after.procs[p].alive]
+        if any(before.procs[p].ckpts for p in victims):
+            w["crashes_after_a_checkpoint"] += 1
+        if after.failures >= 2:
+            w["second_failures"] += 1
+        if self.sys.recovery_under_way(before):
+            w["crashes_during_a_recovery"] += 1
 
     def _restore(self, before, after, o) -> Violation | None:
         _, p, cid, old, new = o
