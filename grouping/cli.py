@@ -61,7 +61,7 @@ def run(args) -> int:
         raise UsageError("--alpha and --beta must be 0 or more")
     if args.save:
         from rrcheck.files import check_file
-        check_file(args.save, "--save")
+        check_file(args.save, "--save", (args.pattern,) if args.pattern.endswith(".json") else ())
     graph = load_pattern(args.pattern)
     t0 = time.perf_counter()
     group_of = make_grouping(graph, args.method, k, level=args.level, seed=args.seed,

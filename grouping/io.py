@@ -45,16 +45,16 @@ MAX_BYTES = 512 * 2**20   # a graph of a million processes with their halo edges
 
 
 def _read(path, model):
+    from rrcheck.files import loads_json, read_capped
     p = Path(path)
     try:
-        if p.is_file() and p.stat().st_size > MAX_BYTES:
-            raise UsageError(f"{p} is larger than {MAX_BYTES >> 20} MiB; give a graph of at most "
-                             f"{MAX_PROCESSES:,} processes")
-        raw = json.loads(p.read_text())
+        raw = loads_json(read_capped(p, MAX_BYTES, str(p)))
     except FileNotFoundError:
         raise UsageError(f"{p}: no such file; check the path") from None
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError, RecursionError) as exc:
         raise UsageError(f"{p} is not readable JSON ({exc.__class__.__name__}); give a JSON file") from None
+    except ValueError as exc:
+        raise UsageError(f"{p}: {exc}; give a JSON file rrcheck wrote") from None
     try:
         return model.model_validate(raw)
     except ValidationError as exc:

@@ -21,20 +21,26 @@ except PackageNotFoundError:  # pragma: no cover - only from an uninstalled tree
 
 
 def check(protocol: str | None = None, workload=None, *, mutant: str | None = None, procs: int | None = None,
-          nodes: int | None = None, failures: int = 1, checkpoints: int = 0, crash_kinds=("process", "node"),
-          at_sites: bool = False, properties=None, out=None, max_states: int | None = None,
-          time_limit: float | None = None, anyway: bool = False, beyond_fault_model: bool = False):
-    """Check a protocol (or a mutant) exhaustively on one workload, as
-    ``rrcheck check PROTOCOL --workload W`` does.
+          nodes: int | None = None, failures: int | None = None, checkpoints: int | None = None,
+          crash_kinds=None, at_sites: bool = False, properties=None, out=None, max_states: int | None = None,
+          time_limit: float | None = None, anyway: bool = False, beyond_fault_model: bool = False,
+          scenario: int | None = None):
+    """Check a protocol (or a mutant) exhaustively, as ``rrcheck check``
+    does with the same options: the same parser, defaults and validation
+    (rrcheck.cli.check.checks), so ``check("sbml", "ring")`` searches what
+    ``rrcheck check sbml --workload ring`` searches. An option left ``None``
+    takes the protocol's default scenario's value.
 
     ``workload`` is a built-in name (``rrcheck list``), the path of a
-    ``.toml``/``.json`` workload file, or the document of one as a dict
-    (checker/model/workload_file.py gives the format). Returns a
-    :class:`rrcheck.checker.invariants.verdict.Check`: ``.result.verdict`` is ``pass``,
-    ``violation`` or ``incomplete``; ``.result.violation``, ``.result.witnesses``,
-    ``.vacuous`` (why a pass exercised nothing, or None) and ``.counterexample``
-    (a file under ``out``, if given). Bad input raises
-    :class:`rrcheck.errors.UsageError`.
+    ``.toml``/``.json`` workload file (docs/workloads.md), or the document of
+    one as a dict; without it (and without ``scenario``), each of the
+    protocol's default scenarios is checked and a list is returned. Returns a
+    :class:`rrcheck.checker.invariants.verdict.Check`: ``.result.verdict`` is
+    ``pass``, ``violation`` or ``incomplete``; ``.result.violation``,
+    ``.result.witnesses``, ``.vacuous`` (why a pass exercised nothing, or None)
+    and ``.counterexample`` (a file under ``out``, if given; none is written
+    without it). Bad input raises :class:`rrcheck.errors.UsageError` with the
+    command line's message.
 
         >>> from rrcheck import check
         >>> c = check("sbml", "examples/race.toml", crash_kinds=("process",))
@@ -43,29 +49,31 @@ def check(protocol: str | None = None, workload=None, *, mutant: str | None = No
     """
     from pathlib import Path
 
-    from rrcheck.checker.explicit import check as C
-    from rrcheck.errors import UsageError
-    from rrcheck.checker.model.scenarios import Scenario
-    from rrcheck.protocols.mutants import MUTANTS
-    if mutant:
-        if mutant not in MUTANTS:
-            raise UsageError(f"unknown mutant {mutant!r}")
-        protocol = protocol or MUTANTS[mutant].protocol
-    if workload is None:
-        raise UsageError("give a workload: a name, a workload file or its document")
+    from rrcheck.cli import RaisingParser, parser
+    from rrcheck.cli.check import checks
     if isinstance(workload, dict):
         import json
         path = _documents() / f"{workload.get('name') or 'workload'}.json"
         path.write_text(json.dumps(workload))
         workload = str(path)
-    elif isinstance(workload, Path):
-        workload = str(workload)
-    sc = Scenario(workload, procs, nodes, failures, checkpoints, tuple(crash_kinds), at_sites=at_sites,
-                  beyond_fault_model=beyond_fault_model)
-    from rrcheck.checker.model.workloads import make
-    make(sc.workload, sc.procs, sc.nodes)
-    return C.run_check(protocol, sc, mutant, properties, Path(out) if out else None, max_states=max_states,
-                       time_limit=time_limit, progress=False, anyway=anyway)
+    argv = ["check"] + ([protocol] if protocol else []) + ["--no-progress"]
+    options = {"--mutant": mutant, "--workload": workload, "--procs": procs, "--nodes": nodes,
+               "--failures": failures, "--checkpoints": checkpoints, "--max-states": max_states,
+               "--time-limit": time_limit, "--scenario": scenario,
+               "--crash-kinds": ",".join(crash_kinds) if crash_kinds is not None and not isinstance(crash_kinds, str)
+               else crash_kinds}
+    for flag, value in options.items():
+        if value is not None:
+            argv += [flag, str(value) if not isinstance(value, Path) else str(value)]
+    for flag, on in (("--at-sites", at_sites), ("--anyway", anyway), ("--beyond-fault-model", beyond_fault_model)):
+        if on:
+            argv.append(flag)
+    for prop in properties or ():
+        argv += ["--property", prop]
+    args = parser(RaisingParser).parse_args(argv)
+    args.out = str(out) if out is not None else None  # the API writes no counterexample unless asked
+    done = list(checks(args))
+    return done[0] if len(done) == 1 else done
 
 
 _DOCS = []
@@ -85,8 +93,12 @@ def replay(path):
     """Re-execute a counterexample file: returns (reproduced, difference, replay)
     where ``difference`` says what differs from the recorded violation."""
     from rrcheck.checker.traces import counterexample as T
+    from rrcheck.errors import UsageError
     cx = T.load(path)
-    rep = T.replay(cx)
+    try:
+        rep = T.replay(cx)
+    except UsageError as e:
+        raise UsageError(f"{path}: {e}") from None
     diff = T.differences(cx.violation, rep.violation)
     return diff is None, diff, rep
 

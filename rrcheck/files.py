@@ -1,5 +1,13 @@
-"""Writing what a user asked for: output paths checked before any work, files
-written whole or not at all, with the user's umask.
+"""Every file the suite reads or writes, at the edge (docs/design.md §8).
+
+Reading: a file is opened once, refused unless it is a regular file (a FIFO
+would block, a device never ends), and read through a cap, so neither
+``/dev/zero`` nor a growing file can exhaust memory; JSON integers longer than
+any count rrcheck writes are refused before Python converts them.
+
+Writing: output paths checked before any work, files written whole or not at
+all, with the user's umask; a write that fails (a full disk, a quota, an I/O
+error) is one line naming what was not written.
 
 - ``-`` is standard output.
 - A symlink is written through: its target is replaced, the link stays.
@@ -11,6 +19,10 @@ written whole or not at all, with the user's umask.
 """
 from __future__ import annotations
 
+import contextlib
+import errno
+import io
+import json
 import os
 import stat
 import sys
@@ -20,6 +32,54 @@ from pathlib import Path
 from rrcheck.errors import UsageError
 
 STDOUT = "-"
+MAX_DIGITS = 19   # an integer rrcheck writes fits in 64 bits
+
+
+def read_capped(path: str | Path, limit: int, label: str) -> bytes:
+    """The bytes of the regular file ``path``, at most ``limit`` of them.
+
+    A FIFO, a device, a socket or a directory is refused (``label`` names the
+    file to the user), as is a file longer than ``limit``; other errors (no
+    such file, permission) are raised as the ``OSError`` they are."""
+    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
+    try:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode):
+            kind = ("a directory" if stat.S_ISDIR(st.st_mode) else "a FIFO" if stat.S_ISFIFO(st.st_mode)
+                    else "a socket" if stat.S_ISSOCK(st.st_mode) else "a device")
+            raise UsageError(f"{label}: {kind}, not a regular file; give the path of a file")
+        os.set_blocking(fd, True)
+        chunks, got = [], 0
+        while got <= limit:
+            b = os.read(fd, min(1 << 20, limit + 1 - got))
+            if not b:
+                break
+            chunks.append(b)
+            got += len(b)
+        if got > limit:
+            raise UsageError(f"{label}: larger than {limit:,} bytes, more than any such file rrcheck reads; "
+                             "give the right file")
+        return b"".join(chunks)
+    finally:
+        os.close(fd)
+
+
+def _bounded_int(text: str) -> int:
+    if len(text.lstrip("-")) > MAX_DIGITS:
+        raise ValueError(f"an integer of {len(text.lstrip('-')):,} digits (at most {MAX_DIGITS})")
+    return int(text)
+
+
+def _no_constant(name: str):
+    raise ValueError(f"{name} is not a JSON number")
+
+
+def loads_json(data: bytes | str):
+    """JSON as the suite reads it: integers of at most 19 digits, no NaN or
+    Infinity. Raises ``ValueError`` (``json.JSONDecodeError``, ``UnicodeDecodeError``
+    and ``RecursionError`` are subclasses or siblings callers catch) with the reason."""
+    text = data.decode() if isinstance(data, bytes) else data
+    return json.loads(text, parse_int=_bounded_int, parse_constant=_no_constant)
 
 
 def _umask() -> int:
@@ -111,8 +171,135 @@ def write_text(path: str | Path, text: str) -> None:
     write_bytes(path, text.encode())
 
 
+WRITE_ERRORS = {errno.ENOSPC: "the disk is full", errno.EDQUOT: "the disk quota is used up",
+                errno.EIO: "an I/O error", errno.EROFS: "a read-only file system",
+                errno.EBADF: "it is closed"}
+
+
+class OutputError(UsageError):
+    """An output that could not be written; ``why`` says in a few words why."""
+
+    def __init__(self, message: str, why: str):
+        super().__init__(message)
+        self.why = why
+
+
+def not_written(path, e: OSError, kept: str = "") -> OutputError:
+    """The one line for an output that could not be written."""
+    why = WRITE_ERRORS.get(e.errno, e.strerror or str(e))
+    where = "standard output" if str(path) == STDOUT else str(path)
+    return OutputError(f"{where}: not written ({why}){kept or '; free space there or choose another path'}", why)
+
+
 def write_bytes(path: str | Path, data: bytes) -> None:
-    """Write ``data`` to ``path`` whole or not at all (see the module's rules)."""
+    """Write ``data`` to ``path`` whole or not at all (see the module's rules);
+    a failed write raises :func:`not_written`'s error, leaving nothing half-written
+    (a regular file keeps its old contents)."""
+    try:
+        _write(path, data)
+    except OSError as e:
+        raise not_written(path, e) from None
+
+
+class StdoutFailed(OSError):
+    """Standard output could not be written (a full disk under ``> FILE``),
+    told apart from the errors of the files a command reads and writes."""
+
+
+class GuardedStdout:
+    """Standard output whose write errors are :class:`StdoutFailed` (the
+    command line wraps ``sys.stdout`` in it while a command runs)."""
+
+    def __init__(self, f):
+        self._f = f
+
+    def _guard(self, call, *a):
+        try:
+            return call(*a)
+        except (BrokenPipeError, StdoutFailed):
+            raise
+        except OSError as e:
+            raise StdoutFailed(e.errno, e.strerror) from None
+
+    def write(self, text):
+        if self._f is None:  # started with standard output closed (`>&-`)
+            raise StdoutFailed(errno.EBADF, "standard output is closed")
+        return self._guard(self._f.write, text)
+
+    def flush(self):
+        return None if self._f is None else self._guard(self._f.flush)
+
+    def __getattr__(self, name):
+        return getattr(self._f, name)
+
+
+class Stream:
+    """The lines of a long result (``check --all``, ``campaign``) on standard
+    output as they come; if standard output fails (a full disk, not a closed
+    pipe), every line, those already printed too, goes to a temporary file,
+    the work goes on, and :meth:`close` names the file in its one line."""
+
+    def __init__(self, name: str = "result"):
+        self.name, self.lines, self.kept, self.path, self.error = name, [], None, None, None
+
+    def print(self, line: str = "") -> None:
+        self.lines.append(line)
+        if self.kept is not None:
+            self.kept.write(line + "\n")
+            self.kept.flush()
+            return
+        try:
+            print(line, flush=True)
+        except BrokenPipeError:
+            raise
+        except OSError as e:
+            self.error = e
+            mute_stdout()
+            try:
+                fd, self.path = tempfile.mkstemp(prefix=f"rrcheck-{self.name.replace(' ', '-')}-", suffix=".txt")
+                self.kept = os.fdopen(fd, "w")
+                self.kept.write("\n".join(self.lines) + "\n")
+                self.kept.flush()
+            except OSError:
+                raise not_written(STDOUT, e, f"; the {self.name} is lost as well (no room for a temporary "
+                                             "file)") from None
+
+    def close(self) -> None:
+        if self.error is not None:
+            self.kept.close()
+            raise not_written(STDOUT, self.error, f"; the {self.name} is kept in {self.path}")
+
+
+def emit(text: str, name: str = "result") -> None:
+    """Print the result of long work; if standard output fails, keep it in a
+    temporary file the error line names (:class:`Stream`)."""
+    s = Stream(name)
+    s.print(text.rstrip("\n"))
+    s.close()
+
+
+@contextlib.contextmanager
+def kept(name: str = "result"):
+    """Standard output of the block gathered and printed with :func:`emit` at
+    its end, so that a full disk cannot lose the result of long work."""
+    buf = io.StringIO()
+    with contextlib.redirect_stdout(buf):
+        yield
+    emit(buf.getvalue(), name)
+
+
+def mute_stdout() -> None:
+    """Point standard output at /dev/null so that what is still buffered for
+    a full or closed output is not written (nor reported again) at exit."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
+    except (OSError, ValueError, AttributeError):  # a captured stdout (tests) has no descriptor
+        pass
+
+
+def _write(path: str | Path, data: bytes) -> None:
     if str(path) == STDOUT:
         sys.stdout.flush()
         sys.stdout.buffer.write(data)

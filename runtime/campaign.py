@@ -90,9 +90,20 @@ def campaign(points: int, protocols, modes, seed: int, n: int, nodes: int, iters
                "iters": iters, "points": points, "seconds": round(time.perf_counter() - t0, 1),
                "summary": summarize(runs), "runs": runs}
         if report_path:
-            from rrcheck.files import write_text
-            write_text(report_path, json.dumps(rep, indent=1) + "\n")
+            _write_report(report_path, json.dumps(rep, indent=1) + "\n")
     return rep
+
+
+def _write_report(path, text: str) -> None:
+    """The report to ``path``; if it cannot be written, on standard output
+    instead, so that hours of runs are not lost to a full disk."""
+    from rrcheck.errors import UsageError
+    from rrcheck.files import OutputError, emit, write_text
+    try:
+        write_text(path, text)
+    except OutputError as e:
+        emit(text, "report")
+        raise UsageError(f"--report {path}: not written ({e.why}); the report is on standard output") from None
 
 
 def spawn_failed(run: dict) -> bool:

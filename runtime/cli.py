@@ -7,6 +7,9 @@ import sys
 from pathlib import Path
 
 from rrcheck.errors import UsageError
+from rrcheck.options import bounded, nonneg, positive_float
+
+MAX_POINTS = 10_000   # failure points of one campaign
 
 WITNESSES = ("rollbacks", "survivor_rollbacks", "crashes", "node_crashes", "checkpoints", "replayed_receptions",
              "logged_messages_resent", "duplicates_dropped", "stale_dropped", "in_transit_at_recovery_line",
@@ -23,13 +26,16 @@ def _say(args):
 
 
 def add_parsers(sub) -> None:
-    s = sub.add_parser("run", help="run a protocol over real MPI (mpiexec), inject failures, check the trace")
+    s = sub.add_parser("run", help="run a protocol over real MPI (mpiexec), inject failures, check the trace",
+                       description="Run a protocol over real MPI with the failures --crash names (soft: state "
+                                   "dropped; kill: SIGKILL under ULFM), compare the output with a failure-free "
+                                   "run's and replay the journals on the model (check-trace).")
     s.add_argument("protocol", help="a protocol the runtime drives (rrcheck list), or none for bare MPI")
     s.add_argument("--workload", default="stencil2d",
                    help="runtime workload: stencil2d, ring, pingpong, master_worker, cg, hier_bcast, "
                         "hier_reduce, flat_bcast, flat_reduce (default stencil2d)")
-    s.add_argument("-n", type=int, default=4, dest="ranks", help="number of MPI ranks, at least 2 (default 4)")
-    s.add_argument("--nodes", type=int, default=2,
+    s.add_argument("-n", type=nonneg("-n"), default=4, dest="ranks", help="number of MPI ranks, at least 2 (default 4)")
+    s.add_argument("--nodes", type=nonneg("--nodes"), default=2,
                    help="failure domains the ranks are placed on in blocks, 1 to -n (default 2)")
     s.add_argument("--crash", action="append", default=[],
                    help="RANK@EVENT or node:ID@EVENT: fail that rank (or every rank of that node) when the "
@@ -37,15 +43,15 @@ def add_parsers(sub) -> None:
     s.add_argument("--mode", choices=("soft", "kill"), default="soft",
                    help="soft: the rank drops its volatile state and reloads; kill: SIGKILL under ULFM, "
                         "replacement spawned (default soft)")
-    s.add_argument("--iters", type=int, default=30,
+    s.add_argument("--iters", type=nonneg("--iters"), default=30,
                    help="iterations (stencil2d, cg, collectives) or rounds (ring, pingpong, master_worker), "
                         "at least 1 (default 30, enough for README's crash points to fire)")
-    s.add_argument("--size", type=int, help="block side (stencil2d), vector length (ring, master_worker), "
+    s.add_argument("--size", type=nonneg("--size"), help="block side (stencil2d), vector length (ring, master_worker), "
                    "grid rows per rank (cg), bytes (pingpong, collectives); default: the workload's own")
-    s.add_argument("--checkpoint-every", type=int, default=20,
+    s.add_argument("--checkpoint-every", type=nonneg("--checkpoint-every"), default=20,
                    help="application steps between checkpoints, 0 for none (default 20)")
     s.add_argument("--mutant", help="run this mutant of the protocol instead (rrcheck list; default none)")
-    s.add_argument("--timeout", type=float, default=120.0,
+    s.add_argument("--timeout", type=positive_float("--timeout"), default=120.0,
                    help="wall-clock limit of each launch, seconds (default 120)")
     s.add_argument("--hostfile", help="a hostfile passed to mpiexec (runtime/README.md; default: this machine)")
     s.add_argument("--out", default="rrcheck-runs/last",
@@ -56,20 +62,27 @@ def add_parsers(sub) -> None:
     progress_arg(s)
     s.set_defaults(func=cmd_run)
 
-    s = sub.add_parser("check-trace", help="replay a run's journals on the model against the invariants")
+    s = sub.add_parser("check-trace", help="replay a run's journals on the model against the invariants",
+                       description="Replay the scheduler events an MPI run journaled, as one model execution, "
+                                   "against the invariants; exit 1 on a violation or an event the model does "
+                                   "not allow.")
     s.add_argument("run_dir", help="a directory `rrcheck run --out DIR` wrote")
     s.add_argument("--json", action="store_true", help="print the verdict as JSON on stdout")
     s.set_defaults(func=cmd_check_trace)
 
-    s = sub.add_parser("campaign", help="randomized failure injection over every protocol the runtime drives")
-    s.add_argument("--points", type=int, default=100, help="failure points (runs) in all, at least 1 (default 100)")
+    s = sub.add_parser("campaign", help="randomized failure injection over every protocol the runtime drives",
+                       description="Run every protocol the runtime drives with random failure points (a rank or "
+                                   "a node), over real MPI, and report outputs, hangs and trace verdicts.")
+    s.add_argument("--points", type=bounded("--points", 1, MAX_POINTS, "a launch each, seconds to minutes"),
+                   default=100, help=f"failure points (runs) in all, 1 to {MAX_POINTS:,} (default 100)")
     s.add_argument("--protocols", help="comma-separated protocols (default: every one the runtime drives)")
     s.add_argument("--modes", default="soft,kill", help="soft, kill or soft,kill (default soft,kill)")
     s.add_argument("--seed", type=int, default=0, help="seed of the failure points (default 0)")
-    s.add_argument("-n", type=int, default=4, dest="ranks", help="MPI ranks per run, at least 2 (default 4)")
-    s.add_argument("--nodes", type=int, default=2, help="nodes the ranks are placed on, 1 to -n (default 2)")
-    s.add_argument("--iters", type=int, default=4, help="iterations or rounds per run, at least 1 (default 4)")
-    s.add_argument("--timeout", type=float, default=90.0, help="wall-clock limit of each launch, seconds (default 90)")
+    s.add_argument("-n", type=nonneg("-n"), default=4, dest="ranks", help="MPI ranks per run, at least 2 (default 4)")
+    s.add_argument("--nodes", type=nonneg("--nodes"), default=2, help="nodes the ranks are placed on, 1 to -n (default 2)")
+    s.add_argument("--iters", type=nonneg("--iters"), default=4, help="iterations or rounds per run, at least 1 (default 4)")
+    s.add_argument("--timeout", type=positive_float("--timeout"), default=90.0,
+                   help="wall-clock limit of each launch, seconds (default 90)")
     s.add_argument("--out", default="rrcheck-runs/campaign",
                    help="directory of the runs, one subdirectory each (default ./rrcheck-runs/campaign)")
     s.add_argument("--report", help="write the report JSON to this file, also when interrupted (default: none)")
@@ -80,8 +93,6 @@ def add_parsers(sub) -> None:
 
 def cmd_run(args) -> int:
     from rrcheck.runtime import launch as L
-    if args.timeout <= 0:
-        raise UsageError("--timeout must be a positive number of seconds")
     if args.checkpoint_every < 0:
         raise UsageError("--checkpoint-every must be 0 (never) or more")
     cfg = L.make_config(args.protocol, args.workload, args.ranks, args.nodes, iters=args.iters, size=args.size,
@@ -153,17 +164,17 @@ def cmd_campaign(args) -> int:
     for name in ("points", "ranks", "nodes", "iters"):
         if getattr(args, name) < 1:
             raise UsageError(f"--{'n' if name == 'ranks' else name} must be at least 1")
-    if args.timeout <= 0:
-        raise UsageError("--timeout must be a positive number of seconds")
     out = check_dir(args.out, "--out")
     report = check_file(args.report, "--report") if args.report else None
     L.mpiexec()
     rep = campaign(args.points, protocols, modes, args.seed, args.ranks, args.nodes, args.iters, args.timeout,
                    out, report, progress=_say(args))
-    if args.json:
-        print(json.dumps(rep, indent=1))
-    else:
-        print_report(rep)
+    from rrcheck.files import kept
+    with kept("campaign report"):
+        if args.json:
+            print(json.dumps(rep, indent=1))
+        else:
+            print_report(rep)
     s = rep["summary"]
     return 0 if s["outputs_different"] == 0 and s["invariant_violations"] == 0 and s["unexplained_hangs"] == 0 \
         and s["errors"] == 0 else 1

@@ -98,10 +98,9 @@ MAX_FILE = 256 * 2**20   # bytes: a run file larger than this is not one rrcheck
 
 
 def _read(p: Path, what: str, empty_ok: bool = False) -> str:
+    from rrcheck.files import read_capped
     try:
-        if p.stat().st_size > MAX_FILE:
-            raise UsageError(f"{p}: {p.stat().st_size:,} bytes, larger than any {what} rrcheck writes")
-        text = p.read_bytes().decode()
+        text = read_capped(p, MAX_FILE, str(p)).decode()
     except FileNotFoundError:
         raise UsageError(f"{p.parent}: no {p.name}; give the directory `rrcheck run --out DIR` wrote") from None
     except UnicodeDecodeError:

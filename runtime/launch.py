@@ -25,6 +25,7 @@ from rrcheck.runtime.files import CrashSpec, RunConfig, load_result
 TEARDOWN_GRACE = 15.0
 MAX_RANKS = 256            # refused before launching: every rank is a process here
 MAX_SIDE = 8192            # --size of a grid workload: a side, squared in memory
+MAX_ITERS = 100_000        # iterations or rounds: 30 take seconds, this many take hours
 MAX_ELEMENTS = 1 << 28     # --size of the others: elements or bytes
 # Chandy–Lamport restores recorded in-transit messages from its stable channel
 # state; the runtime would need a receiver-side copy of their data there.
@@ -64,6 +65,9 @@ def make_config(protocol: str, workload: str, n: int, nodes: int, *, iters: int 
         raise UsageError(f"the MPI runtime does not drive {protocol!r} yet; it drives {', '.join(supported())}")
     if mutant and mutant not in MUTANTS:
         raise UsageError(f"unknown mutant {mutant!r}; `rrcheck list` shows them all")
+    if mutant and MUTANTS[mutant].protocol != protocol:
+        raise UsageError(f"mutant {mutant!r} is a variant of {MUTANTS[mutant].protocol!r}, not {protocol!r}; run "
+                         f"`rrcheck run {MUTANTS[mutant].protocol} --mutant {mutant}`")
     if mutant and MUTANTS[mutant].model:
         raise UsageError(f"{mutant} changes the model's semantics, not the protocol: it has no MPI run; "
                          f"check it with `rrcheck check --mutant {mutant}`")
@@ -75,6 +79,9 @@ def make_config(protocol: str, workload: str, n: int, nodes: int, *, iters: int 
         raise UsageError("--mode is soft or kill")
     if iters < 1:
         raise UsageError("--iters must be positive")
+    if iters > MAX_ITERS:
+        raise UsageError(f"--iters {iters:,}: at most {MAX_ITERS:,} (30 take seconds; a run this long never ends "
+                         "in practice)")
     if size is not None and size < 1:
         raise UsageError("--size must be positive")
     if n > MAX_RANKS:

@@ -23,7 +23,7 @@ def run(*argv):
     (["check"], "name a protocol"),
     (["check-workload", "nosuch"], "unknown workload"),
     (["replay", "/nonexistent.json"], "no such counterexample"),
-    (["replay", "/"], "cannot read it"),
+    (["replay", "/"], "a directory, not a regular file"),
     (["check", "sbml", "--procs", "0"], "--procs"),
 ])
 def test_usage_errors_are_one_line(argv, needle):
@@ -306,3 +306,15 @@ def test_theorem1_unchecked_is_vacuous_only_where_a_set_has_members_to_check():
     assert "Theorem1 never checked" in vacuity("correlated-set", Scenario("ring", 4, 2), r)
     assert vacuity("correlated-set", Scenario("ring", 4, 2), Result("pass", 10, 12, 4, 0.1,
                                                                    {**w, "theorem1_lines_checked": 1}, "bfs")) is None
+
+
+def test_every_command_and_option_says_what_it_does():
+    """`rrcheck CMD --help` describes the command and every option (issue: six had none)."""
+    import argparse
+
+    from rrcheck.cli import parser
+    sub = next(a for a in parser()._actions if isinstance(a, argparse._SubParsersAction))
+    for name, sp in sub.choices.items():
+        assert sp.description, f"rrcheck {name} has no description"
+        silent = [a.option_strings or a.dest for a in sp._actions if not a.help and a.dest != "help"]
+        assert not silent, f"rrcheck {name}: {silent} have no help text"

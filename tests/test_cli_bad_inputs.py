@@ -5,6 +5,9 @@ from __future__ import annotations
 
 import json
 import os
+import re
+import stat
+import sys
 from pathlib import Path
 
 import pytest
@@ -147,7 +150,7 @@ CASES = [
     ("wl-not-toml", ["check", "sbml", "--workload", "w.toml"], text("w.toml", "determinism = ["), 2, "not TOML"),
     ("wl-binary", ["check", "sbml", "--workload", "w.toml"], text("w.toml", b"\xff\xfe\x00\x01"), 2, "binary"),
     ("wl-empty", ["check", "sbml", "--workload", "w.toml"], text("w.toml", ""), 2, "determinism"),
-    ("wl-extension", ["check", "sbml", "--workload", "w.yaml"], text("w.yaml", "x"), 2, "unknown workload"),
+    ("wl-extension", ["check", "sbml", "--workload", "w.yaml"], text("w.yaml", "x"), 2, "ends in .toml or .json"),
     ("wl-missing", ["check", "sbml", "--workload", "nope.toml"], nothing, 2, "no such file"),
     ("wl-unknown-op", ["check", "sbml", "--workload", "w.json"],
      wl(process=procs([{"op": "jump"}], [])), 2, "process.0.program.0"),
@@ -179,7 +182,7 @@ CASES = [
     ("check-workload-procs-1", ["check-workload", "ring", "--procs", "1"], nothing, 2, "--procs"),
     # --- replay: files
     ("replay-missing", ["replay", "nope.json"], nothing, 2, "no such counterexample"),
-    ("replay-directory", ["replay", "."], nothing, 2, "cannot read it"),
+    ("replay-directory", ["replay", "."], nothing, 2, "a directory, not a regular file"),
     ("replay-not-json", ["replay", CX], text(CX, "{not json"), 2, "not JSON"),
     ("replay-empty", ["replay", CX], text(CX, ""), 2, "not JSON"),
     ("replay-binary", ["replay", CX], text(CX, b"\x89PNG\r\n\x1a\n\xff"), 2, "binary"),
@@ -284,16 +287,317 @@ CASES = [
 ]
 
 
+# --- the classes of issue 41: finite resources and hostile files
+
+def fifo(name: str):
+    def make(d: Path, data: dict) -> None:
+        (d / name).parent.mkdir(parents=True, exist_ok=True)
+        os.mkfifo(d / name)
+    return make
+
+
+def link(name: str, target: str):
+    def make(d: Path, data: dict) -> None:
+        (d / name).parent.mkdir(parents=True, exist_ok=True)
+        (d / name).symlink_to(target)
+    return make
+
+
+def raw(name: str, text: str):
+    """A file written as given (JSON with integers Python's json would refuse to print)."""
+    return text_(name, text)
+
+
+def text_(name, content):
+    return text(name, content)
+
+
+def cx_text(change):
+    """The counterexample as JSON text, then ``change`` applied to the text."""
+    def make(d: Path, data: dict) -> None:
+        (d / CX).write_text(change(json.dumps(data)))
+    return make
+
+
+def stdout(path):
+    """Standard output redirected to ``path`` (None: closed)."""
+    def make(d, data):
+        return {"stdout": path}
+    return make
+
+
+def patched(obj_path: str, attr: str, value):
+    def make(d, data):
+        import importlib
+        return {"patch": [(importlib.import_module(obj_path), attr, value)]}
+    return make
+
+
+def gone(d: Path, data: dict):
+    sub = d / "cwd"
+    sub.mkdir()
+    os.chdir(sub)
+    sub.rmdir()
+    return {"gone": True}
+
+
+def with_opts(*makers):
+    def make(d, data):
+        opts: dict = {}
+        for m in makers:
+            for k, v in (m(d, data) or {}).items():
+                opts[k] = opts.get(k, []) + v if k == "patch" else v
+        return opts
+    return make
+
+
+def search_dir(change):
+    """A --recover directory holding a search.json of sbml on ring, changed by ``change``."""
+    def make(d: Path, data: dict) -> None:
+        (d / "sv").mkdir()
+        (d / "sv" / "search.json").write_text(change(SEARCH))
+    return make
+
+
+def _search_json() -> str:
+    import contextlib
+    import io
+    import tempfile
+    with tempfile.TemporaryDirectory() as t, contextlib.redirect_stdout(io.StringIO()), \
+            contextlib.redirect_stderr(io.StringIO()):
+        main(["check", "sbml", "--workload", "ring", "--failures", "0", "--checkpoint", f"{t}/sv",
+              "--max-states", "50", "--no-progress", "--out", f"{t}/o"])
+        return Path(f"{t}/sv/search.json").read_text()
+
+
+SEARCH = _search_json()
+RECOVER = ["check", "sbml", "--workload", "ring", "--failures", "0", "--recover", "sv", "--no-progress"]
+RUNAWAY = {"determinism": "non-deterministic", "nodes": list(range(8)),
+           "process": [{"program": [{"op": "recv", "from": "ANY"}] * 63}]
+           + [{"program": [{"op": "send", "to": 0}] * 9} for _ in range(7)]}
+SMALL_CLASSIFICATION = patched("rrcheck.checker.model.classify", "MAX_STATES", 1_000)
+X = CX
+REPLAY = ["replay", X]
+GRAPH = '{"kind": "rrcheck.commgraph", "n": 4, "edges": [[0, 1, 1.0], [1, 2, 1.0], [2, 3, 1.0]]}'
+RUN_FILES = {"run.json": RUN_JSON, "journal-0-0.jsonl": '{"a": ["step", 0]}\n'}
+BIG = "9" * 5000
+
+NEW_CASES = [
+    # --- a full disk (/dev/full): one line, exit 2, nothing half-written
+    ("full", "full-svg", REPLAY + ["--svg", "/dev/full"], edited(lambda d: None), 2, "the disk is full"),
+    ("full", "full-html", REPLAY + ["--html", "/dev/full"], edited(lambda d: None), 2, "the disk is full"),
+    ("full", "full-itf", REPLAY + ["--itf", "/dev/full"], edited(lambda d: None), 2, "the disk is full"),
+    ("full", "full-svg-to-stdout", REPLAY + ["--svg", "-"], with_opts(edited(lambda d: None), stdout("/dev/full")), 2,
+     "standard output: not written"),
+    ("full", "full-group-save", ["group", "grid2d:4x4", "--method", "node", "--save", "/dev/full"], nothing, 2,
+     "the disk is full"),
+    ("full", "full-list", ["list"], stdout("/dev/full"), 2, "standard output: not written (the disk is full)"),
+    ("full", "full-list-json", ["list", "--json"], stdout("/dev/full"), 2, "standard output: not written"),
+    ("full", "full-replay-stdout", REPLAY, with_opts(edited(lambda d: None), stdout("/dev/full")), 2,
+     "standard output: not written"),
+    ("full", "full-replay-json", REPLAY + ["--json"], with_opts(edited(lambda d: None), stdout("/dev/full")), 2,
+     "standard output: not written"),
+    ("full", "full-replay-explain", REPLAY + ["--explain"], with_opts(edited(lambda d: None), stdout("/dev/full")),
+     2, "standard output: not written"),
+    ("full", "full-check-workload", ["check-workload", "ring"], stdout("/dev/full"), 2, "standard output"),
+    ("full", "full-check-workload-json", ["check-workload", "ring", "--json"], stdout("/dev/full"), 2,
+     "standard output"),
+    ("full", "full-check", ["check", "sbml", "--workload", "ring", "--no-progress", "--out", "o"],
+     stdout("/dev/full"), 2, "standard output"),
+    ("full", "full-group", ["group", "grid2d:4x4", "--method", "node"], stdout("/dev/full"), 2, "standard output"),
+    ("full", "full-help", ["--help"], stdout("/dev/full"), 2, "standard output"),
+    # --- standard output closed (`>&-`)
+    ("closed", "closed-list", ["list"], stdout(None), 2, "standard output: not written (it is closed)"),
+    ("closed", "closed-replay", REPLAY, with_opts(edited(lambda d: None), stdout(None)), 2, "it is closed"),
+    ("closed", "closed-check-workload", ["check-workload", "ring"], stdout(None), 2, "it is closed"),
+    # --- an output that is an input
+    ("same", "svg-is-input", REPLAY + ["--svg", X], edited(lambda d: None), 2, "is the input"),
+    ("same", "html-is-input", REPLAY + ["--html", X], edited(lambda d: None), 2, "is the input"),
+    ("same", "itf-is-input", REPLAY + ["--itf", X], edited(lambda d: None), 2, "is the input"),
+    ("same", "svg-is-input-spelled", REPLAY + ["--svg", f"./{X}"], edited(lambda d: None), 2, "is the input"),
+    ("same", "svg-is-input-by-link", REPLAY + ["--svg", "l.json"], both(edited(lambda d: None), link("l.json", X)),
+     2, "is the input"),
+    ("same", "svg-is-input-hard-link", REPLAY + ["--svg", "h.json"],
+     both(edited(lambda d: None), lambda d, x: os.link(d / X, d / "h.json")), 2, "is the input"),
+    ("same", "group-save-is-graph", ["group", "g.json", "--groups", "2", "--save", "g.json"], text("g.json", GRAPH),
+     2, "is the input"),
+    ("same", "predict-out-is-config", ["predict", "run", "--out", "run/run.json"], run_dir(RUN_FILES), 2,
+     "is the input"),
+    ("same", "predict-out-is-journal", ["predict", "run", "--out", "run/journal-0-0.jsonl"], run_dir(RUN_FILES), 2,
+     "is the input"),
+    ("same", "predict-out-directory", ["predict", "run", "--out", "run"], run_dir(RUN_FILES), 2, "is a directory"),
+    ("same", "tla-keep-file", ["tla", "coordinated", "--keep", "k"], text("k", "mine"), 2, "not a directory"),
+    # --- devices, FIFOs and links to them as inputs: refused before a byte is read
+    ("device", "replay-dev-zero", ["replay", "/dev/zero"], nothing, 2, "a device, not a regular file"),
+    ("device", "replay-dev-null", ["replay", "/dev/null"], nothing, 2, "a device, not a regular file"),
+    ("device", "replay-fifo", ["replay", "f.json"], fifo("f.json"), 2, "a FIFO, not a regular file"),
+    ("device", "replay-link-to-zero", ["replay", "z.json"], link("z.json", "/dev/zero"), 2, "a device"),
+    ("device", "workload-link-to-zero", ["check", "sbml", "--workload", "w.json"], link("w.json", "/dev/zero"), 2,
+     "a device"),
+    ("device", "workload-fifo", ["check", "sbml", "--workload", "w.toml"], fifo("w.toml"), 2, "a FIFO"),
+    ("device", "check-workload-link-to-zero", ["check-workload", "w.json"], link("w.json", "/dev/zero"), 2,
+     "a device"),
+    ("device", "grouping-dev-zero", ["check", "sbml", "--grouping", "/dev/zero"], nothing, 2, "--grouping"),
+    ("device", "grouping-fifo", ["check", "sbml", "--grouping", "g.json"], fifo("g.json"), 2, "--grouping"),
+    ("device", "recover-link-to-zero", RECOVER, link("sv/search.json", "/dev/zero"), 2, "a device"),
+    ("device", "recover-fifo", RECOVER, fifo("sv/search.json"), 2, "a FIFO"),
+    ("device", "check-trace-config-zero", ["check-trace", "run"], link("run/run.json", "/dev/zero"), 2, "a device"),
+    ("device", "check-trace-config-fifo", ["check-trace", "run"], fifo("run/run.json"), 2, "a FIFO"),
+    ("device", "check-trace-journal-zero", ["check-trace", "run"],
+     both(run_dir({"run.json": RUN_JSON}), link("run/journal-0-0.jsonl", "/dev/zero")), 2, "a device"),
+    ("device", "predict-config-zero", ["predict", "run"], link("run/run.json", "/dev/zero"), 2, "a device"),
+    ("device", "group-graph-zero", ["group", "g.json"], link("g.json", "/dev/zero"), 2, "a device"),
+    ("device", "group-graph-fifo", ["group", "g.json"], fifo("g.json"), 2, "a FIFO"),
+    ("device", "replay-oversized", ["replay", CX], text(CX, " " * (64 * 2**20 + 1)), 2, "larger than"),
+    # --- integers no count can be
+    ("integer", "cx-procs-5000-digits", REPLAY, cx_text(lambda t: t.replace('"procs": null', f'"procs": {BIG}')), 2,
+     "5,000 digits"),
+    ("integer", "cx-event-25-digits", REPLAY, cx_text(lambda t: t.replace('["step", 0]', '["step", ' + "9" * 25 + "]",
+                                                                          1)), 2, "25 digits"),
+    ("integer", "cx-negative-huge", REPLAY, cx_text(lambda t: t.replace('"procs": null', f'"procs": -{BIG}')), 2,
+     "digits"),
+    ("integer", "cx-nan", REPLAY, cx_text(lambda t: t.replace('"procs": null', '"procs": NaN')), 2, "NaN"),
+    ("integer", "cx-infinity", REPLAY, cx_text(lambda t: t.replace('"procs": null', '"procs": Infinity')), 2,
+     "Infinity"),
+    ("integer", "cx-procs-huge-fits", REPLAY, edited(lambda d: d.update(procs=2**62)), 2, "procs"),
+    ("integer", "cx-procs-negative", REPLAY, edited(lambda d: d.update(procs=-2)), 2, "procs"),
+    ("integer", "search-depth-5000-digits", RECOVER, search_dir(lambda t: t.replace('"depth":', f'"x":{BIG},"depth":')),
+     2, "5,000 digits"),
+    ("integer", "search-negative-witness", RECOVER,
+     search_dir(lambda t: t.replace('"witnesses":{', '"witnesses":{"crashes":-99,')), 2, "greater than or equal"),
+    ("integer", "search-checkpointed-beyond", RECOVER,
+     search_dir(lambda t: re.sub(r'"checkpointed":\[[0-9,]*\]', '"checkpointed":[7]', t)), 2, "damaged"),
+    ("integer", "search-negative-depth", RECOVER, search_dir(lambda t: t.replace('"depth":', '"depth":-1,"x":')), 2,
+     "search.json"),
+    ("integer", "grouping-huge-id", ["check", "sbml", "--workload", "ring", "--grouping", "g.json"],
+     text("g.json", f"[{BIG}, 0]"), 2, "--grouping"),
+    ("integer", "graph-n-5000-digits", ["group", "g.json"],
+     text("g.json", '{"kind": "rrcheck.commgraph", "n": ' + BIG + ', "edges": []}'), 2, "5,000 digits"),
+    ("integer", "run-config-n-huge", ["check-trace", "run"],
+     run_dir({"run.json": RUN_JSON.replace('"n": 2', f'"n": {BIG}')}), 2, "run.json"),
+    ("integer", "journal-rank-huge", ["check-trace", "run"],
+     run_dir({"run.json": RUN_JSON, "journal-0-0.jsonl": '{"a": ["step", ' + "9" * 30 + "]}\n"}), 2, "journal"),
+    ("integer", "workload-to-huge", ["check", "sbml", "--workload", "w.json"],
+     text("w.json", json.dumps(GOOD_WL).replace('"to": 1', f'"to": {BIG}')), 2, "w.json"),
+    ("integer", "workload-node-huge", ["check", "sbml", "--workload", "w.json"],
+     text("w.json", json.dumps(GOOD_WL).replace('"nodes": [0, 1]', '"nodes": [' + "9" * 25 + ", 1]")), 2, "w.json"),
+    ("integer", "procs-30-digits", ["check", "sbml", "--workload", "ring", "--procs", "9" * 30], nothing, 2,
+     "--procs"),
+    ("integer", "max-states-400-digits", ["check", "sbml", "--max-states", "9" * 400], nothing, 2, "--max-states"),
+    ("integer", "checkpoints-400-digits", ["check", "sbml", "--checkpoints", "9" * 400], nothing, 2,
+     "--checkpoints"),
+    ("integer", "depth-400-digits", ["check", "sbml", "--depth", "9" * 400], nothing, 2, "--depth"),
+    ("integer", "scenario-400-digits", ["check", "sbml", "--scenario", "9" * 400], nothing, 2, "--scenario"),
+    ("integer", "run-ranks-400-digits", ["run", "sbml", "-n", "9" * 400], nothing, 2, "-n"),
+    # --- runaway work: bounded, refused in one line
+    ("runaway", "runaway-check-workload", ["check-workload", "w.json"],
+     with_opts(workload(RUNAWAY, "w.json"), SMALL_CLASSIFICATION), 2, "failure-free runs alone pass 1,000"),
+    ("runaway", "runaway-check", ["check", "sbml", "--workload", "w.json", "--anyway"],
+     with_opts(workload(RUNAWAY, "w.json"), SMALL_CLASSIFICATION), 2, "failure-free runs alone pass"),
+    ("runaway", "runaway-fuzz", ["fuzz", "sbml", "--workload", "w.json"],
+     with_opts(workload(RUNAWAY, "w.json"), SMALL_CLASSIFICATION), 2, "failure-free runs alone pass"),
+    ("runaway", "runaway-api-style-builtin", ["check-workload", "cg", "--procs", "8"], SMALL_CLASSIFICATION, 2,
+     "make it smaller"),
+    ("runaway", "failures-1001", ["check", "sbml", "--failures", "1001"], nothing, 2, "at most 1,000"),
+    ("runaway", "fuzz-examples-huge", ["fuzz", "sbml", "--examples", "1000000000000"], nothing, 2,
+     "at most 10,000,000"),
+    ("runaway", "run-iters-huge", ["run", "sbml", "--iters", "1000000000"], nothing, 2, "at most 100,000"),
+    ("runaway", "campaign-points-huge", ["campaign", "--points", "1000000000"], nothing, 2, "at most 10,000"),
+    ("runaway", "campaign-iters-huge", ["campaign", "--iters", "1000000000"], nothing, 2, "at most 100,000"),
+    ("runaway", "check-workers-17-per-core", ["check", "sbml", "--workers", str(8 * (os.cpu_count() or 1) + 1)],
+     nothing, 2, "8 per core"),
+    ("runaway", "group-grid-huge", ["group", "grid2d:" + "9" * 30 + "x2", "--method", "node"], nothing, 2,
+     "at most"),
+    # --- absurd option values
+    ("option", "time-limit-inf", ["check", "sbml", "--time-limit", "inf"], nothing, 2, "--time-limit"),
+    ("option", "time-limit-negative", ["check", "sbml", "--time-limit", "-1"], nothing, 2, "--time-limit"),
+    ("option", "time-limit-1e400", ["check", "sbml", "--time-limit", "1e400"], nothing, 2, "--time-limit"),
+    ("option", "time-limit-word", ["check", "sbml", "--time-limit", "soon"], nothing, 2, "--time-limit"),
+    ("option", "max-states-float", ["check", "sbml", "--max-states", "1.5"], nothing, 2, "whole number"),
+    ("option", "checkpoint-every-0", ["check", "sbml", "--checkpoint-every", "0"], nothing, 2, "--checkpoint-every"),
+    ("option", "checkpoint-every-nan", ["check", "sbml", "--checkpoint-every", "nan"], nothing, 2,
+     "--checkpoint-every"),
+    ("option", "workers-0", ["check", "sbml", "--workers", "0"], nothing, 2, "--workers"),
+    ("option", "nodes-negative", ["check", "sbml", "--nodes", "-1"], nothing, 2, "--nodes"),
+    ("option", "procs-1", ["check", "sbml", "--workload", "ring", "--procs", "1"], nothing, 2, "--procs"),
+    ("option", "crash-kinds-empty", ["check", "sbml", "--crash-kinds", ""], nothing, 2, "--crash-kinds"),
+    ("option", "property-of-other-protocol", ["check", "sbml", "--property", "Theorem1"], nothing, 2, "Theorem1"),
+    ("option", "tla-timeout-inf", ["tla", "coordinated", "--timeout", "inf"], nothing, 2, "--timeout"),
+    ("option", "tla-timeout-nan", ["tla", "coordinated", "--timeout", "nan"], nothing, 2, "--timeout"),
+    ("option", "tla-workers-0", ["tla", "coordinated", "--workers", "0"], nothing, 2, "--workers"),
+    ("option", "tla-unknown", ["tla", "nosuch"], nothing, 2, "nosuch"),
+    ("option", "run-timeout-nan", ["run", "sbml", "--timeout", "nan"], nothing, 2, "--timeout"),
+    ("option", "run-timeout-inf", ["run", "sbml", "--timeout", "inf"], nothing, 2, "--timeout"),
+    ("option", "run-size-negative", ["run", "sbml", "--size", "-3"], nothing, 2, "--size"),
+    ("option", "run-checkpoint-every-negative", ["run", "sbml", "--checkpoint-every", "-1"], nothing, 2,
+     "--checkpoint-every"),
+    ("option", "run-crash-node-out-of-range", ["run", "sbml", "--crash", "node:9@10"], nothing, 2, "node"),
+    ("option", "run-crash-negative-event", ["run", "sbml", "--crash", "0@-1"], nothing, 2, "RANK@EVENT"),
+    ("option", "run-mode", ["run", "sbml", "--mode", "hard"], nothing, 2, "invalid choice"),
+    ("option", "run-mutant-foreign", ["run", "sbml", "--mutant", "hmpl/no-release"], nothing, 2, "mutant"),
+    ("option", "run-hostfile-missing", ["run", "sbml", "--hostfile", "nope"], nothing, 2, "--hostfile"),
+    ("option", "campaign-timeout-nan", ["campaign", "--timeout", "nan"], nothing, 2, "--timeout"),
+    ("option", "campaign-ranks-1", ["campaign", "-n", "1"], nothing, 2, "-n"),
+    ("option", "campaign-protocol-unknown", ["campaign", "--protocols", "nosuch"], nothing, 2, "nosuch"),
+    ("option", "fuzz-examples-word", ["fuzz", "sbml", "--examples", "many"], nothing, 2, "whole number"),
+    ("option", "fuzz-failures-negative", ["fuzz", "sbml", "--failures", "-1"], nothing, 2, "--failures"),
+    ("option", "prove-unknown", ["prove", "nosuch"], nothing, 2, "unknown lemma"),
+    ("option", "prove-nothing", ["prove"], nothing, 2, "name a lemma"),
+    ("option", "prove-mutant-unknown", ["prove", "--all", "--mutant", "nosuch"], nothing, 2, "nosuch"),
+    ("option", "prove-out-file", ["prove", "theorem1", "--out", "f.txt"], text("f.txt", "keep"), 2, "f.txt"),
+    ("option", "predict-not-a-run", ["predict", "nope"], nothing, 2, "not a run directory"),
+    ("option", "predict-crash-kinds", ["predict", "run", "--crash-kinds", "disk"], run_dir(RUN_FILES), 2,
+     "--crash-kinds"),
+    ("option", "group-alpha-negative", ["group", "cgpop", "--alpha", "-1"], nothing, 2, "--alpha"),
+    ("option", "group-groups-word", ["group", "cgpop", "--groups", "many"], nothing, 2, "--groups"),
+    ("option", "check-workload-nodes-0", ["check-workload", "ring", "--nodes", "0"], nothing, 2, "--nodes"),
+    ("option", "replay-unknown-option", REPLAY + ["--frobnicate"], edited(lambda d: None), 2, "unrecognized"),
+    # --- the working directory removed under the command
+    ("cwd", "cwd-gone-list", ["list"], gone, 2, "current directory no longer exists"),
+    ("cwd", "cwd-gone-check", ["check", "sbml", "--workload", "ring"], gone, 2, "current directory"),
+    ("cwd", "cwd-gone-replay", ["replay", "x.json"], gone, 2, "current directory"),
+    # --- messages that name the right thing
+    ("names", "cx-no-knobs", REPLAY, edited(lambda d: d.pop("knobs")), 2, "at knobs: Field required"),
+    ("names", "cx-no-violation", REPLAY, edited(lambda d: d.pop("violation")), 2, "at violation"),
+    ("names", "cx-schema-string", REPLAY, edited(lambda d: d.update(schema_version="1")), 2, "the string '1'"),
+    ("names", "cx-events-edited", REPLAY, edited(lambda d: d.update(events=d["events"][:-3] + [d["events"][-1]] * 3)),
+     2, f"{X}: event"),
+    ("names", "cx-events-not-a-list", REPLAY, edited(lambda d: d.update(events="step 0")), 2, "events"),
+    ("names", "cx-event-empty", REPLAY, edited(lambda d: d["events"].__setitem__(0, [])), 2, "event"),
+    ("names", "cx-knobs-list", REPLAY, edited(lambda d: d.update(knobs=[])), 2, "knobs"),
+    ("names", "cx-placement-out-of-range", REPLAY, edited(lambda d: d.update(placement=[0, 9])), 2, "placement"),
+    ("names", "cx-tool-number", REPLAY, edited(lambda d: d.update(tool=7)), 2, "tool"),
+    ("names", "run-config-missing-field", ["check-trace", "run"],
+     run_dir({"run.json": json.dumps({k: v for k, v in json.loads(RUN_JSON).items() if k != "n"})}), 2, "n"),
+    ("names", "journal-torn-first-line", ["check-trace", "run"],
+     run_dir({"run.json": RUN_JSON, "journal-0-0.jsonl": '{"a": ["ste'}), 2, "journal-0-0.jsonl:1"),
+]
+CASES += [c[1:] for c in NEW_CASES]
+
+
 def snapshot(d: Path) -> dict:
-    return {str(p.relative_to(d)): (p.read_bytes() if p.is_file() else None, p.stat().st_mode)
-            for p in sorted(d.rglob("*"))}
+    """Every entry under ``d``: a link as its target, a FIFO or device as its kind (never read)."""
+    out = {}
+    for p in sorted(d.rglob("*")):
+        st = p.lstat()
+        if stat.S_ISLNK(st.st_mode):
+            out[str(p.relative_to(d))] = ("link", os.readlink(p))
+        elif stat.S_ISREG(st.st_mode):
+            out[str(p.relative_to(d))] = (p.read_bytes(), st.st_mode)
+        else:
+            out[str(p.relative_to(d))] = (None, st.st_mode)
+    return out
 
 
 @pytest.mark.parametrize("name,argv,setup,status,needle", CASES, ids=[c[0] for c in CASES])
 def test_bad_input_is_one_line(name, argv, setup, status, needle, tmp_path, monkeypatch, capsys, cx_data):
     monkeypatch.chdir(tmp_path)
-    setup(tmp_path, cx_data)
+    opts = setup(tmp_path, cx_data) or {}
+    for obj, attr, value in opts.get("patch", ()):
+        monkeypatch.setattr(obj, attr, value)
     before = snapshot(tmp_path)
+    if "stdout" in opts:   # standard output redirected: to /dev/full, or closed (None)
+        monkeypatch.setattr(sys, "stdout", opts["stdout"] and open(opts["stdout"], "w"))
     try:
         code = main(argv)
     except SystemExit as e:   # argparse
@@ -304,11 +608,54 @@ def test_bad_input_is_one_line(name, argv, setup, status, needle, tmp_path, monk
     assert len(lines) == 1 and lines[0].startswith("rrcheck: "), err
     assert needle in lines[0], lines[0]
     assert "Traceback" not in err
+    if opts.get("gone"):
+        return   # the working directory itself was removed
     assert snapshot(tmp_path) == before, "a file was changed or left behind"
 
 
 def test_enough_bad_inputs():
-    assert len(CASES) >= 60
+    assert len(NEW_CASES) >= 120 and len({c[0] for c in CASES}) == len(CASES)
+    assert {"full", "closed", "same", "device", "integer", "runaway", "option", "cwd", "names"} == \
+        {c[0] for c in NEW_CASES}
     commands = {c[1][0] for c in CASES}
     assert {"check", "check-workload", "replay", "fuzz", "group", "run", "check-trace", "campaign",
             "list"} <= commands
+
+
+def test_ascii_terminal_explains_without_a_traceback(tmp_path, cx_data):
+    """`--explain` prints arrows and dashes; a terminal that takes only ASCII
+    gets them escaped, and the replay still reproduces (exit 0)."""
+    import subprocess
+    (tmp_path / CX).write_text(json.dumps(cx_data))
+    env = {**os.environ, "PYTHONIOENCODING": "ascii"}
+    r = subprocess.run([sys.executable, "-m", "rrcheck", "replay", CX, "--explain"], cwd=tmp_path, env=env,
+                       capture_output=True, text=True, encoding="ascii", errors="strict", timeout=120)
+    assert r.returncode == 0, r.stderr
+    assert "Traceback" not in r.stderr and "reproduced" in r.stdout
+
+
+def test_a_campaign_report_a_full_disk_refuses_is_printed(capsys):
+    """Hours of runs are not lost to a full disk: the report goes to standard
+    output and the one line says so (exit 2 through the UsageError)."""
+    from rrcheck.errors import UsageError
+    from rrcheck.runtime.campaign import _write_report
+    with pytest.raises(UsageError, match=r"--report /dev/full: not written \(the disk is full\); the report is on"):
+        _write_report("/dev/full", '{"runs": ["finished"]}\n')
+    assert json.loads(capsys.readouterr().out) == {"runs": ["finished"]}
+
+
+def test_a_table_standard_output_refuses_is_kept(tmp_path, monkeypatch):
+    """`check --all > /dev/full`: the rows go on to a temporary file the line names."""
+    from rrcheck.errors import UsageError
+    from rrcheck.files import Stream
+    monkeypatch.setenv("TMPDIR", str(tmp_path))
+    import tempfile
+    monkeypatch.setattr(tempfile, "tempdir", None)
+    monkeypatch.setattr(sys, "stdout", open("/dev/full", "w"))
+    rows = Stream("table of checks")
+    for i in range(3000):   # more than a buffer: the disk refuses part-way
+        rows.print(f"row {i}")
+    with pytest.raises(UsageError, match="the table of checks is kept in") as e:
+        rows.close()
+    kept = Path(str(e.value).rsplit(" ", 1)[-1])
+    assert kept.read_text().splitlines() == [f"row {i}" for i in range(3000)]

@@ -14,7 +14,7 @@ import time
 from collections import deque
 from contextlib import contextmanager
 
-from rrcheck.checker.explicit.progress import Progress
+from rrcheck.checker.explicit.progress import LOOK_EVERY, Interrupted, MemoryGuard, Progress, explored
 from rrcheck.checker.invariants import Judge
 from rrcheck.checker.invariants.verdict import Result
 from rrcheck.checker.model.system import CRASHES
@@ -34,20 +34,24 @@ def _path(parent: dict, s) -> list:
 def explore(system, judge: Judge, strategy: str = "bfs", max_states: int | None = None,
             time_limit: float | None = None, seed: int = 0, walks: int = 1000,
             progress: bool | None = None, reduce: bool = True, workers: int = 1,
-            snapshots=None, fingerprints: bool = False) -> Result:
+            snapshots=None, fingerprints: bool = False, memory_limit: int | None = None) -> Result:
     """Search the state space of ``system``; ``reduce`` applies the reductions
     of :meth:`rrcheck.checker.model.system.System.reduce` (same terminal states, fewer paths);
     ``workers`` > 1 or ``fingerprints`` runs the BFS on that many processes with a visited set
     of 64-bit fingerprints (:mod:`rrcheck.checker.explicit.parallel`);
     ``snapshots`` (:class:`rrcheck.checker.explicit.resume.Snapshots`) saves the BFS now and then, at a
-    bound and on an interrupt, and continues a saved one."""
+    bound and on an interrupt, and continues a saved one. A search whose resident memory
+    passes ``memory_limit`` bytes (None: 80 % of the memory available) stops incomplete;
+    an interrupted one raises :class:`rrcheck.checker.explicit.progress.Interrupted`, which
+    holds what it had explored."""
     if workers > 1 or fingerprints or strategy == "random":
         from rrcheck.checker.explicit.parallel import FingerprintCollision, explore_parallel
         try:
             with no_cycle_collection():  # forked workers inherit it
                 if strategy == "random":
-                    return _random(system, judge, seed, walks, time_limit, progress)
-                return explore_parallel(system, judge, workers, max_states, time_limit, progress, reduce)
+                    return _random(system, judge, seed, walks, time_limit, progress, memory_limit)
+                return explore_parallel(system, judge, workers, max_states, time_limit, progress, reduce,
+                                        memory_limit)
         except (UsageError, KeyboardInterrupt, ModelError, OSError, FingerprintCollision):
             raise
         except Exception as e:  # where is not known here: the one-worker BFS says
@@ -56,7 +60,8 @@ def explore(system, judge: Judge, strategy: str = "bfs", max_states: int | None 
         raise ValueError("only a breadth-first search is saved and recovered")
     with _deferred_interrupts(snapshots is not None and snapshots.save_to is not None) as stop, \
             no_cycle_collection():
-        return _search(system, judge, strategy, max_states, time_limit, progress, reduce, snapshots, stop)
+        return _search(system, judge, strategy, max_states, time_limit, progress, reduce, snapshots, stop,
+                       memory_limit)
 
 
 @contextmanager
@@ -79,9 +84,16 @@ def raised(e: Exception, events: list) -> ModelError:
     return ModelError(f"the model raised {type(e).__name__}: {e}", events)
 
 
-def _search(system, judge, strategy, max_states, time_limit, progress, reduce, snapshots, stop) -> Result:
+# what a search that runs out of memory on one worker can do instead
+_STORE_LESS = "use --fingerprints or --workers to store less per state, or --memory-limit to raise it"
+
+
+def _search(system, judge, strategy, max_states, time_limit, progress, reduce, snapshots, stop,
+            memory_limit) -> Result:
     t0 = time.perf_counter()
     prog = Progress(progress)
+    memory = MemoryGuard(memory_limit)
+    look = LOOK_EVERY  # states to expand before the next look at the progress line and the memory
     reason = ""
 
     def done(verdict, v=None, trace=()):
@@ -149,14 +161,25 @@ def _search(system, judge, strategy, max_states, time_limit, progress, reduce, s
                             if v:
                                 return done("violation", v, _path(parent, s3))
                             frontier.append((s3, d + 2))
-            prog.tick(len(parent), len(frontier), d)
-            if max_states and len(parent) >= max_states or time_limit and time.perf_counter() - t0 > time_limit:
-                reason = (f"state bound {max_states:,} reached" if max_states and len(parent) >= max_states
-                          else f"time limit {time_limit:g} s reached")
+            look -= 1
+            if not look:
+                look = LOOK_EVERY
+                prog.tick(len(parent), len(frontier), depth_of_max)
+                memory.over()
+            bound = max_states and len(parent) >= max_states
+            late = time_limit and time.perf_counter() - t0 > time_limit
+            if bound or late or memory.hit:
+                so_far = len(parent), depth_of_max, time.perf_counter() - t0
+                reason = (f"state bound {max_states:,} reached {explored(*so_far)}" if bound else
+                          f"time limit {time_limit:g} s reached {explored(*so_far)}" if late else
+                          memory.reason(*so_far, _STORE_LESS))
                 if snapshots is not None:
                     snapshots.save(parent, frontier, depth_of_max, judge, time.perf_counter() - t0)
                 return done("incomplete")
-    except (UsageError, KeyboardInterrupt, ModelError, OSError):
+    except KeyboardInterrupt:
+        reason = f"interrupted {explored(len(parent), depth_of_max, time.perf_counter() - t0)}"
+        raise Interrupted(done("incomplete")) from None
+    except (UsageError, ModelError, OSError):
         raise
     except Exception as e:
         prog.close()
@@ -195,44 +218,53 @@ def _deferred_interrupts(on: bool):
             signal.signal(sig, handler)
 
 
-def _random(system, judge: Judge, seed: int, walks: int, time_limit, progress) -> Result:
+def _random(system, judge: Judge, seed: int, walks: int, time_limit, progress, memory_limit) -> Result:
     """Seeded random walks to a terminal state: depth where BFS cannot reach."""
     rng = random.Random(seed)
     t0 = time.perf_counter()
     prog = Progress(progress)
+    memory = MemoryGuard(memory_limit)
     seen: set = set()
     max_d = 0
-    for _ in range(walks):
-        s = system.initial()
-        trace: list = []
-        seen.add(s)
-        v = judge.state(s)
-        while v is None:
-            acts = system.actions(s)
-            if all(a[0] in CRASHES for a in acts):
-                v = judge.terminal(s)
-                if v or not acts or rng.random() < 0.5:
+    reason = f"random walks cover part of the state space ({walks} walks, seed {seed})"
+
+    def done(verdict, v=None, trace=()):
+        prog.close()
+        return Result(verdict, len(seen), judge.w["transitions"], max_d, time.perf_counter() - t0,
+                      dict(judge.w), "random", v, list(trace), "" if v else reason)
+
+    try:
+        for _ in range(walks):
+            s = system.initial()
+            trace: list = []
+            seen.add(s)
+            v = judge.state(s)
+            while v is None:
+                acts = system.actions(s)
+                if all(a[0] in CRASHES for a in acts):
+                    v = judge.terminal(s)
+                    if v or not acts or rng.random() < 0.5:
+                        break
+                if len(trace) >= system.bounds.depth:
                     break
-            if len(trace) >= system.bounds.depth:
-                break
-            a = rng.choice(acts)
-            s2, obs = system.step(s, a)
-            trace.append(a)
-            v = judge.transition(s, a, s2, obs)
-            if v is None:
-                if s2 not in seen:
+                a = rng.choice(acts)
+                s2, obs = system.step(s, a)
+                trace.append(a)
+                v = judge.transition(s, a, s2, obs)
+                if v is None and s2 not in seen:
                     seen.add(s2)
                     v = judge.state(s2)
-            s = s2
-        max_d = max(max_d, len(trace))
-        if v:
-            prog.close()
-            return Result("violation", len(seen), judge.w["transitions"], max_d, time.perf_counter() - t0,
-                          dict(judge.w), "random", v, trace)
-        prog.tick(len(seen), 0, max_d)
-        if time_limit and time.perf_counter() - t0 > time_limit:
-            break
-    prog.close()
-    return Result("incomplete", len(seen), judge.w["transitions"], max_d, time.perf_counter() - t0,
-                  dict(judge.w), "random", None, [],
-                  f"random walks cover part of the state space ({walks} walks, seed {seed})")
+                s = s2
+            max_d = max(max_d, len(trace))
+            if v:
+                return done("violation", v, trace)
+            prog.tick(len(seen), 0, max_d)
+            if time_limit and time.perf_counter() - t0 > time_limit:
+                break
+            if memory.over():
+                reason = memory.reason(len(seen), max_d, time.perf_counter() - t0, "use --memory-limit to raise it")
+                break
+    except KeyboardInterrupt:
+        reason = f"interrupted {explored(len(seen), max_d, time.perf_counter() - t0)}"
+        raise Interrupted(done("incomplete")) from None
+    return done("incomplete")

@@ -15,8 +15,10 @@ which travel while both expand their own.  Hence each state gets the parent
 the sequential search gives it, the first violation is the one the sequential
 search meets first, and cutting the counts at that violation's key gives its
 states, transitions, depth and counterexample.  ``max_states`` stops at the
-end of a generation, ``time_limit`` inside one (an incomplete result's counts
-are those of the generations begun).
+end of a generation, ``time_limit`` and ``memory_limit`` inside one (an
+incomplete result's counts are those of the generations begun): the
+coordinator reads the workers' resident memory about once a second while they
+expand, and past the limit raises a flag that has them leave the generation.
 
 Witness counts of a violating run are those of every generation expanded, not
 cut; a pass's witnesses are the sequential ones.
@@ -31,7 +33,7 @@ from collections import Counter
 from multiprocessing.connection import wait as mp_wait
 
 from rrcheck.errors import FingerprintCollision
-from rrcheck.checker.explicit.progress import Progress
+from rrcheck.checker.explicit.progress import Interrupted, MemoryGuard, Progress, explored
 from rrcheck.checker.invariants.verdict import Result
 from rrcheck.checker.model.system import CRASHES
 
@@ -48,20 +50,25 @@ _MAX = ("logger_placements_checked", "tb_max_per_receiver")
 
 def explore_parallel(system, judge, workers: int, max_states: int | None = None,
                      time_limit: float | None = None, progress: bool | None = None,
-                     reduce: bool = True) -> Result:
+                     reduce: bool = True, memory_limit: int | None = None) -> Result:
     """BFS of ``system`` on ``workers`` processes (forked: they share the
-    system, the judge and the hash seed that places states)."""
+    system, the judge and the hash seed that places states); it stops
+    incomplete once they hold more than ``memory_limit`` bytes, all together
+    (None: 80 % of the memory available)."""
     t0 = time.perf_counter()
     ctx = mp.get_context("fork")
     inboxes = [ctx.Queue() for _ in range(workers)]
     pipes = [ctx.Pipe() for _ in range(workers)]
-    procs = [ctx.Process(target=_serve, args=(i, workers, system, judge, pipes[i][1], inboxes, reduce),
+    halt = ctx.RawValue("b", 0)  # raised by the coordinator: leave the generation unfinished
+    procs = [ctx.Process(target=_serve, args=(i, workers, system, judge, pipes[i][1], inboxes, reduce, halt),
                          daemon=True, name=f"rrcheck-worker-{i}") for i in range(workers)]
     for p in procs:
         p.start()
     conns = [a for a, _ in pipes]
+    pids = [p.pid for p in procs]
     try:
-        return _coordinate(system, conns, t0, max_states, time_limit, Progress(progress), strategy="bfs")
+        return _coordinate(system, conns, t0, max_states, time_limit, Progress(progress, pids), strategy="bfs",
+                           memory=MemoryGuard(memory_limit, pids), halt=halt)
     except BaseException:  # an interrupt or an error: busy workers would finish their generation first
         for p in procs:
             p.terminate()
@@ -79,67 +86,98 @@ def explore_parallel(system, judge, workers: int, max_states: int | None = None,
                 p.join()
 
 
-def _ask(conns, msg, to=None, per_worker=None):
+def _ask(conns, msg, to=None, per_worker=None, meanwhile=None):
     """Send ``msg`` to every worker (or worker ``to``) and return the replies in
     worker order; a worker's exception is raised here as soon as it arrives (the
-    others may be waiting for that worker's successors)."""
+    others may be waiting for that worker's successors). ``meanwhile`` is called
+    about once a second until the last reply is in (over MPI, between replies)."""
     targets = list(range(len(conns))) if to is None else [to]
     for i in targets:
         conns[i].send(msg if per_worker is None else msg + tuple(per_worker[i]))
     got: dict = {}
     while len(got) < len(targets):
-        for i, (kind, value) in _arrivals(conns, [i for i in targets if i not in got]):
+        for i, (kind, value) in _arrivals(conns, [i for i in targets if i not in got],
+                                          None if meanwhile is None else 1.0):
             if kind == "error":
                 raise value
             got[i] = value
+        if meanwhile is not None and len(got) < len(targets):
+            meanwhile()
     return [got[i] for i in targets] if to is None else got[to]
 
 
-def _arrivals(conns, waiting: list[int]) -> list[tuple[int, tuple]]:
-    """Replies of the workers in ``waiting`` that are here (at least one)."""
+def _arrivals(conns, waiting: list[int], timeout: float | None = None) -> list[tuple[int, tuple]]:
+    """Replies of the workers in ``waiting`` that are here (at least one, unless
+    ``timeout`` seconds pass first)."""
     if hasattr(conns, "arrivals"):  # MPI ranks (checker/explicit/distributed.py)
         return conns.arrivals(waiting)
-    return [(conns.index(c), c.recv()) for c in mp_wait([conns[i] for i in waiting])]
+    return [(conns.index(c), c.recv()) for c in mp_wait([conns[i] for i in waiting], timeout)]
 
 
-def _coordinate(system, conns, t0, max_states, time_limit, prog, strategy) -> Result:
-    states, transitions, depth = 0, 0, 0
+# what a search that runs out of memory on the workers of one machine can do instead
+_SPREAD = "use --mpi --hostfile to spread it over more machines, or --memory-limit to raise it"
+
+
+def _coordinate(system, conns, t0, max_states, time_limit, prog, strategy, memory=None, halt=None) -> Result:
+    """The search, one generation at a time; ``memory`` (a MemoryGuard, with
+    ``halt`` the workers' flag; neither over MPI) is read while they expand."""
+    states, transitions, depth, queue = 0, 0, 0, 0
     reason = ""
-    reports = _ask(conns, ("init",))
-    while True:
-        viols = [r["violation"] for r in reports if r["violation"]]
-        if viols:
-            key, v, base, suffix = min(viols, key=lambda x: x[0])
-            cut = _ask(conns, ("cut", key))
-            states += sum(c["states"] for c in cut)
-            transitions += sum(c["transitions"] for c in cut)
-            depth = max([depth] + [c["depth"] for c in cut])
-            trace = _path(system, conns, base) + list(suffix)
-            prog.close()
-            return Result("violation", states, transitions, depth, time.perf_counter() - t0,
-                          _witnesses(conns), strategy, v, trace, collision_probability=_birthday(states))
-        states += sum(r["new"] for r in reports)
-        transitions += sum(r["transitions"] for r in reports)
-        depth = max([depth] + [r["depth"] for r in reports])
-        if any(r["depth_bound"] for r in reports):
-            reason = f"depth bound {system.bounds.depth} reached"
-        prog.tick(states, sum(r["new"] for r in reports), depth)
-        # a generation cut short may have found nothing new: that is not the end of the search
-        if any(r["cut_short"] for r in reports):
-            reason = f"time limit {time_limit:g} s reached"
-            break
-        if not any(r["new"] for r in reports):
-            break
-        if max_states and states >= max_states:
-            reason = f"state bound {max_states:,} reached"
-            break
-        if time_limit and time.perf_counter() - t0 > time_limit:
-            reason = f"time limit {time_limit:g} s reached"
-            break
-        deadline = time.time() + time_limit - (time.perf_counter() - t0) if time_limit else None
-        plan = zip(_rank([r["keys"] for r in reports]),
-                   _balance([r["new"] for r in reports], [r["cost"] for r in reports]))
-        reports = _ask(conns, ("expand",), per_worker=[(ranks, give, deadline) for ranks, give in plan])
+
+    def meanwhile():  # while the workers expand a generation
+        prog.tick(states, queue, depth)
+        if memory is not None and memory.over():
+            halt.value = 1
+
+    def so_far():
+        return states, depth, time.perf_counter() - t0
+
+    try:
+        reports = _ask(conns, ("init",))
+        while True:
+            viols = [r["violation"] for r in reports if r["violation"]]
+            if viols:
+                key, v, base, suffix = min(viols, key=lambda x: x[0])
+                cut = _ask(conns, ("cut", key))
+                states += sum(c["states"] for c in cut)
+                transitions += sum(c["transitions"] for c in cut)
+                depth = max([depth] + [c["depth"] for c in cut])
+                trace = _path(system, conns, base) + list(suffix)
+                prog.close()
+                return Result("violation", states, transitions, depth, time.perf_counter() - t0,
+                              _witnesses(conns), strategy, v, trace, collision_probability=_birthday(states))
+            states += sum(r["new"] for r in reports)
+            transitions += sum(r["transitions"] for r in reports)
+            depth = max([depth] + [r["depth"] for r in reports])
+            queue = sum(r["new"] for r in reports)
+            if any(r["depth_bound"] for r in reports):
+                reason = f"depth bound {system.bounds.depth} reached"
+            prog.tick(states, queue, depth)
+            # a generation cut short may have found nothing new: that is not the end of the search
+            if any(r["cut_short"] for r in reports):
+                reason = (memory.reason(*so_far(), _SPREAD) if memory is not None and memory.hit else
+                          f"time limit {time_limit:g} s reached {explored(*so_far())}")
+                break
+            if not any(r["new"] for r in reports):
+                break
+            if max_states and states >= max_states:
+                reason = f"state bound {max_states:,} reached {explored(*so_far())}"
+                break
+            if time_limit and time.perf_counter() - t0 > time_limit:
+                reason = f"time limit {time_limit:g} s reached {explored(*so_far())}"
+                break
+            if memory is not None and memory.over():
+                reason = memory.reason(*so_far(), _SPREAD)
+                break
+            deadline = time.time() + time_limit - (time.perf_counter() - t0) if time_limit else None
+            plan = zip(_rank([r["keys"] for r in reports]),
+                       _balance([r["new"] for r in reports], [r["cost"] for r in reports]))
+            reports = _ask(conns, ("expand",), per_worker=[(ranks, give, deadline) for ranks, give in plan],
+                           meanwhile=meanwhile)
+    except KeyboardInterrupt:
+        prog.close()
+        raise Interrupted(Result("incomplete", states, transitions, depth, time.perf_counter() - t0, {}, strategy,
+                                 None, [], f"interrupted {explored(*so_far())}", _birthday(states))) from None
     prog.close()
     return Result("incomplete" if reason else "pass", states, transitions, depth, time.perf_counter() - t0,
                   _witnesses(conns), strategy, None, [], reason, _birthday(states))
@@ -215,11 +253,11 @@ def _witnesses(conns) -> dict:
 
 # -- a worker ----------------------------------------------------------------
 
-def _serve(i, n, system, judge, conn, inboxes, reduce) -> None:
+def _serve(i, n, system, judge, conn, inboxes, reduce, halt=None) -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the coordinator stops us,
     for sig in (signal.SIGTERM, signal.SIGHUP):     # or ends us quietly if we are busy
         signal.signal(sig, signal.SIG_DFL)
-    w = _Worker(i, n, system, judge, inboxes, reduce)
+    w = _Worker(i, n, system, judge, inboxes, reduce, halt)
     while True:
         msg = conn.recv()
         if msg[0] == "stop":
@@ -235,9 +273,10 @@ class _Worker:
     """Owns the fingerprints whose hash falls to it and holds the frontier
     states it discovered first; only fingerprints and keys cross processes."""
 
-    def __init__(self, i, n, system, judge, inboxes, reduce):
+    def __init__(self, i, n, system, judge, inboxes, reduce, halt=None):
         self.i, self.n, self.sys, self.judge = i, n, system, judge
         self.inboxes, self.reduce = inboxes, reduce
+        self.halt = halt              # the coordinator's flag: memory is short, leave the generation
         self.fps: set = set()         # fingerprints this worker owns, visited
         self.back: dict = {}          # fingerprint -> (parent's, action) of the states it discovered
         self.frontier: list = []      # the next generation by key, as in cand
@@ -245,7 +284,7 @@ class _Worker:
         self.cand: dict = {}          # fingerprint -> (key, state, depth, parent's, action) of its successors
         self.new_keys: list = []
         self.early: list = []         # messages of a later phase that overtook this one's
-        self.cut_short = False        # the last generation stopped at the time limit
+        self.cut_short = False        # the last generation stopped at the time limit or the halt flag
         self.at_bound = False         # it met the depth bound
         self.busy = [0.0, 0]          # CPU seconds spent expanding, states expanded
 
@@ -289,7 +328,7 @@ class _Worker:
         fingerprint; the first violation met, if any."""
         system, judge, cand = self.sys, self.judge, self.cand
         mine, i, n, reduce = self.fps.__contains__, self.i, self.n, self.reduce
-        expanded = self.expanded
+        expanded, halt = self.expanded, self.halt
 
         def found(s2, key, d2, ph, a):
             h = hash(s2)
@@ -302,7 +341,7 @@ class _Worker:
                 cand[h] = (key, s2, d2, ph, a)
 
         for r, s, d in todo:
-            if deadline and time.time() > deadline:  # the generation is left unfinished: incomplete
+            if deadline and time.time() > deadline or halt is not None and halt.value:  # left unfinished
                 self.cut_short = True
                 return None
             acts = system.actions(s)

@@ -17,12 +17,13 @@ import time
 from collections import Counter
 from pathlib import Path
 
-from pydantic import BaseModel, ConfigDict, ValidationError
+from pydantic import BaseModel, ConfigDict, NonNegativeFloat, NonNegativeInt, ValidationError
 
 from rrcheck.errors import UsageError
 
 SCHEMA_VERSION = 1
 FILE = "search.json"
+MAX_BYTES = 2**30   # a saved tree of ~40 million states; more is not a file rrcheck wrote
 Action = list[str | int]
 
 
@@ -32,11 +33,11 @@ class SearchFile(BaseModel):
     tool: str
     identity: dict
     tree: list[tuple[int, Action]]      # (parent's index, action); the initial state is (-1, [])
-    frontier: list[tuple[int, int]]     # (index, depth), in queue order
-    depth: int
-    witnesses: dict[str, int]
-    checkpointed: list[int]
-    seconds: float
+    frontier: list[tuple[NonNegativeInt, NonNegativeInt]]     # (index, depth), in queue order
+    depth: NonNegativeInt
+    witnesses: dict[str, NonNegativeInt]
+    checkpointed: list[NonNegativeInt]  # the processes seen taking a checkpoint
+    seconds: NonNegativeFloat
 
 
 class Snapshots:
@@ -93,6 +94,11 @@ class Snapshots:
             if not 0 <= i < len(states):
                 raise UsageError(f"{FILE}: the frontier names state {i}, beyond the {len(states)} saved")
             frontier.append((states[i], d))
+        n = system.ctx.n
+        if any(q >= n for q in f.checkpointed) or len(set(f.checkpointed)) != len(f.checkpointed) \
+                or f.witnesses.get("processes_checkpointed", 0) != len(f.checkpointed):
+            raise UsageError(f"{FILE}: its processes seen checkpointing do not fit {n} processes or its own count; "
+                             "the file is damaged")
         judge.w = Counter(f.witnesses)
         judge._checkpointed = set(f.checkpointed)
         return parent, frontier, f.depth, f.seconds
@@ -100,15 +106,18 @@ class Snapshots:
 
 def load(directory: Path, identity: dict) -> SearchFile:
     """A saved search, validated, for the search ``identity`` describes."""
+    from rrcheck.files import loads_json, read_capped
     p = Path(directory) / FILE
     try:
-        raw = json.loads(p.read_bytes().decode())
+        raw = loads_json(read_capped(p, MAX_BYTES, f"--recover {directory}: {FILE}"))
     except FileNotFoundError:
         raise UsageError(f"--recover {directory}: no {FILE} in it; give the directory a --checkpoint wrote") from None
     except OSError as e:
         raise UsageError(f"--recover {directory}: cannot read {FILE} ({e.strerror})") from None
     except (UnicodeDecodeError, json.JSONDecodeError, RecursionError):
         raise UsageError(f"--recover {directory}: {FILE} is not JSON; it is damaged") from None
+    except ValueError as e:
+        raise UsageError(f"--recover {directory}: {FILE} holds {e}; it is damaged") from None
     if isinstance(raw, dict) and raw.get("schema_version") != SCHEMA_VERSION:
         raise UsageError(f"--recover {directory}: schema version {raw.get('schema_version')!r}; this rrcheck reads "
                          f"version {SCHEMA_VERSION}")

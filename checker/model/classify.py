@@ -15,7 +15,10 @@ from functools import lru_cache
 
 from rrcheck.checker.model.program import CLASSES, DETERMINISTIC, NON_DETERMINISTIC, SEND_DETERMINISTIC, Workload
 from rrcheck.checker.model.system import CRASHES, Bounds, System
+from rrcheck.errors import UsageError
 from rrcheck.protocols.base import Plain
+
+MAX_STATES = 1_000_000   # failure-free states classified (about a minute); the defaults have a few hundred
 
 
 @dataclass(frozen=True)
@@ -32,6 +35,14 @@ class FailureFree:
         return CLASSES.index(self.observed) <= CLASSES.index(claimed)
 
 
+def _say(text: str | None) -> None:
+    """A long classification speaks on a terminal (elsewhere its bound is enough)."""
+    import sys
+    if sys.stderr.isatty():
+        sys.stderr.write("\r\033[K" if text is None else f"\r\033[Krrcheck: {text}")
+        sys.stderr.flush()
+
+
 @lru_cache(maxsize=64)
 def failure_free(workload: Workload) -> FailureFree:
     system = System(Plain(), workload, Bounds(failures=0, checkpoints=0))
@@ -45,7 +56,13 @@ def failure_free(workload: Workload) -> FailureFree:
         sends.add(tuple(pr.ghost.sent for pr in s.procs))
         orders.add(tuple(pr.ghost.order for pr in s.procs))
 
-    states = reachable(system, on_terminal)
+    states = reachable(system, on_terminal, limit=MAX_STATES, name=workload.name)
+    if states > MAX_STATES:
+        receptions = sum(1 for prog in workload.programs for op in prog if op[0] == "recv")
+        raise UsageError(f"workload {workload.name}: its failure-free runs alone pass {MAX_STATES:,} states "
+                         f"({workload.n} processes, {receptions} receptions), more than any search with "
+                         "failures could cover; make it smaller (fewer processes, iterations or ANY_SOURCE "
+                         "receptions)")
     if len(orders) <= 1:
         observed = DETERMINISTIC
     elif len(sends) <= 1:
@@ -55,13 +72,15 @@ def failure_free(workload: Workload) -> FailureFree:
     return FailureFree(frozenset(finals), observed, states, len(finals), dead[0], len(sends), len(orders))
 
 
-def reachable(system, on_terminal, reduce: bool = False) -> int:
+def reachable(system, on_terminal, reduce: bool = False, limit: int | None = None, name: str = "") -> int:
     """Enumerate every reachable state (no invariants) — with ``reduce``, those
     the system's reductions keep (the explorer's, checker/explicit/explore.py); call ``on_terminal`` on each state
-    with nothing enabled but crashes. Returns the number of states."""
+    with nothing enabled but crashes. Returns the number of states (``limit`` + 1
+    if there are more than ``limit``: the enumeration stops there)."""
     init = system.initial()
     seen = {init}
     stack = [init]
+    report = 100_000
     while stack:
         s = stack.pop()
         acts = system.actions(s)
@@ -76,4 +95,11 @@ def reachable(system, on_terminal, reduce: bool = False) -> int:
                 if x not in seen:
                     seen.add(x)
                     stack.append(x)
+        if limit is not None and len(seen) > limit:
+            break
+        if limit is not None and len(seen) >= report:
+            _say(f"workload {name}: {len(seen):,} failure-free states so far (at most {limit:,})")
+            report += 100_000
+    if limit is not None and report > 100_000:
+        _say(None)
     return len(seen)

@@ -3,10 +3,25 @@ workload by name or reads a workload file (docs/design.md §2, "Application").
 The operations and the :class:`Workload` type are in checker/model/program.py."""
 from __future__ import annotations
 
-from typing import Callable
+import os
+from collections.abc import Callable
+from pathlib import Path
 
-from rrcheck.checker.model.program import (CLASSES, DETERMINISTIC, M32, NON_DETERMINISTIC, SEND_DETERMINISTIC,  # noqa: F401
-                                           SITE, Workload, coll, mix, nondet, recv, reply, send)
+from rrcheck.checker.model.program import (  # noqa: F401
+    CLASSES,
+    DETERMINISTIC,
+    M32,
+    NON_DETERMINISTIC,
+    SEND_DETERMINISTIC,
+    SITE,
+    Workload,
+    coll,
+    mix,
+    nondet,
+    recv,
+    reply,
+    send,
+)
 from rrcheck.protocols.base import ANY, COLLECTIVES  # noqa: F401
 
 
@@ -449,8 +464,12 @@ FIXED = {"fig1", "fig2", "theorem2", "pairs", "pair_and_one",  # fixed size and 
 
 
 def is_file(name: str) -> bool:
-    """A workload named by a path: a TOML or JSON file of the user's (checker/model/workload_file.py)."""
-    return name.endswith((".toml", ".json"))
+    """A workload named by a path, a file of the user's (checker/model/workload_file.py), not a
+    built-in name: it holds a path separator or a dot, or names an existing file. So ``w.yaml``
+    and ``runs/w`` are refused as workload files, never taken for unknown built-in names."""
+    if name in WORKLOADS:
+        return False
+    return any(c in name for c in ("/", os.sep, ".")) or Path(name).exists()
 
 
 def make(name: str, procs: int | None = None, nodes: int | None = None) -> Workload:
@@ -458,10 +477,11 @@ def make(name: str, procs: int | None = None, nodes: int | None = None) -> Workl
     cannot have are refused, never clamped."""
     from rrcheck.errors import UsageError
     if is_file(name):
+        from rrcheck.checker.model.workload_file import build, read
+        doc = read(name)                   # a file that is no workload file is refused first
         if procs or nodes:
             raise UsageError(f"workload file {name} fixes its processes and nodes; drop --procs/--nodes")
-        from rrcheck.checker.model.workload_file import load
-        return load(name)
+        return build(doc, name)
     if name not in WORKLOADS:
         raise UsageError(f"unknown workload {name!r}; choose one of {', '.join(WORKLOADS)} (rrcheck list), "
                          "or give a .toml/.json workload file")

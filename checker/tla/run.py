@@ -3,10 +3,10 @@ counterexample file ``rrcheck replay`` re-executes on the Python protocol.
 
 TLC runs with ``-tool`` (machine-readable messages), its own ``-metadir`` and
 ``java.io.tmpdir`` inside a fresh directory, a worker count and a wall-clock
-timeout. Counts: TLC's distinct states are rrcheck's states; TLC's states
-generated are rrcheck's transitions + 1 (TLC counts the initial state); TLC's
-depth is the number of states on the longest shortest path, rrcheck's the
-number of steps, one less.
+timeout; its progress lines are relayed to stderr as they come. Counts: TLC's
+distinct states are rrcheck's states; TLC's states generated are rrcheck's
+transitions + 1 (TLC counts the initial state); TLC's depth is the number of
+states on the longest shortest path, rrcheck's the number of steps, one less.
 """
 from __future__ import annotations
 
@@ -14,7 +14,9 @@ import os
 import re
 import shutil
 import subprocess
+import sys
 import tempfile
+import threading
 import time
 from dataclasses import dataclass, field
 from importlib import resources
@@ -36,6 +38,8 @@ EXIT = {0: "pass", 10: "assumption violated", 11: "deadlock", 12: "safety violat
 VIOLATIONS = {12, 13}
 
 _MSG = re.compile(r"@!@!@STARTMSG (\d+):\d+ @!@!@\n(.*?)@!@!@ENDMSG \1 @!@!@", re.S)
+# the lines of TLC's output said on stderr as they come (about one a minute)
+RELAYED = ("Progress(", "Finished computing initial states")
 
 
 class TlcMissing(UsageError):
@@ -107,8 +111,10 @@ def _property(text: str) -> str | None:
 
 def run_tla(protocol: str, scenario: Scenario, mutant: str | None = None, properties=None,
             workers: int = 1, keep: Path | None = None, out: Path | None = None,
-            timeout: float = 600.0, dump: bool = False, heap_mb: int = 1024) -> TlaCheck:
-    """Check ``protocol`` (or ``mutant``) on ``scenario`` with TLC."""
+            timeout: float = 600.0, dump: bool = False, heap_mb: int = 1024,
+            progress: bool = True) -> TlaCheck:
+    """Check ``protocol`` (or ``mutant``) on ``scenario`` with TLC; ``progress``
+    relays TLC's progress lines to stderr, each prefixed ``  tlc: ``."""
     spec_of(protocol)
     exe, tools = java(), jar()
     system, workload = make_system(protocol, scenario, mutant)
@@ -130,30 +136,82 @@ def run_tla(protocol: str, scenario: Scenario, mutant: str | None = None, proper
             cmd += ["-dump", str(work / "states")]
         cmd.append("MC.tla")
         t0 = time.perf_counter()
-        try:
-            proc = subprocess.run(cmd, cwd=work, capture_output=True, text=True, timeout=timeout)
-        except subprocess.TimeoutExpired:
-            return TlaCheck(protocol, mutant, scenario, "incomplete", None, 0, 0, 0, timeout, -1,
-                            f"TLC did not finish within {timeout:g} s")
+        proc, finished = _tlc(cmd, work, timeout, progress)
         seconds = time.perf_counter() - t0
         (work / "tlc.out").write_text(proc.stdout + proc.stderr)
+        if not finished:
+            states, generated, depth = _explored(proc.stdout)
+            return TlaCheck(protocol, mutant, scenario, "incomplete", None, states, generated, depth, timeout, -1,
+                            f"TLC did not finish within {timeout:g} s" +
+                            (f"; its last progress line: {states:,} distinct states, depth {depth}" if states else ""))
         return _result(protocol, mutant, scenario, system, workload, props, proc, seconds, out)
     finally:
         if keep is None:
             shutil.rmtree(work, ignore_errors=True)
 
 
-def _result(protocol, mutant, scenario, system, workload, props, proc, seconds, out) -> TlaCheck:
-    msgs = [(int(c), body) for c, body in _MSG.findall(proc.stdout)]
+def _tlc(cmd: list[str], work: Path, timeout: float, progress: bool) -> tuple[subprocess.CompletedProcess, bool]:
+    """Run TLC, its output read as it comes (its progress lines relayed if
+    ``progress``); the output, and whether it finished within ``timeout``
+    seconds. It is killed at the timeout, and on an interrupt."""
+    proc = subprocess.Popen(cmd, cwd=work, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    out: list[str] = []
+    err: list[str] = []
+    readers = [threading.Thread(target=_read, args=(proc.stdout, out, progress), daemon=True),
+               threading.Thread(target=_read, args=(proc.stderr, err, False), daemon=True)]
+    for r in readers:
+        r.start()
+    finished = False
+    try:
+        proc.wait(timeout=timeout)
+        finished = True
+    except subprocess.TimeoutExpired:
+        pass
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+        proc.wait()
+        for r in readers:
+            r.join()
+        proc.stdout.close()
+        proc.stderr.close()
+    return subprocess.CompletedProcess(cmd, proc.returncode, "".join(out), "".join(err)), finished
+
+
+def _read(stream, into: list[str], relay: bool) -> None:
+    """Keep every line of ``stream`` in ``into``; say its progress lines on stderr if ``relay``."""
+    for line in stream:
+        into.append(line)
+        if relay and line.startswith(RELAYED):
+            sys.stderr.write("  tlc: " + line)
+            sys.stderr.flush()
+
+
+def _counts(stdout: str) -> tuple[int, int, int]:
+    """Distinct states, states generated and depth, as far as TLC's messages in ``stdout`` say."""
     states = generated = depth = 0
-    for code, body in msgs:
-        if code in (2199, 2200):  # final and progress statistics: the last one wins
+    for code, body in _MSG.findall(stdout):
+        if int(code) in (2199, 2200):  # final and progress statistics: the last one wins
             m = re.search(r"([\d,]+) states generated.*?([\d,]+) distinct states found", body, re.S)
             if m:
                 generated, states = (int(x.replace(",", "")) for x in m.groups())
-        elif code == 2194:
+        elif int(code) == 2194:
             m = re.search(r"is (\d+)", body)
             depth = int(m.group(1)) - 1 if m else 0
+    return states, generated, depth
+
+
+def _explored(stdout: str) -> tuple[int, int, int]:
+    """What a TLC stopped before the end had explored, by its last progress line:
+    distinct states, states generated and depth (``Progress(N)`` is N states deep)."""
+    states, generated, _ = _counts(stdout)
+    levels = re.findall(r"^Progress\((\d+)\)", stdout, re.MULTILINE)
+    return states, generated, int(levels[-1]) - 1 if levels else 0
+
+
+def _result(protocol, mutant, scenario, system, workload, props, proc, seconds, out) -> TlaCheck:
+    msgs = [(int(c), body) for c, body in _MSG.findall(proc.stdout)]
+    states, generated, depth = _counts(proc.stdout)
     rc = proc.returncode
     c = TlaCheck(protocol, mutant, scenario, "pass", None, states, generated, depth, seconds, rc)
     if rc == 0:

@@ -107,11 +107,10 @@ def save_counterexample(out, protocol, mutant, scenario, system, workload, props
 def load(path: str | Path) -> Counterexample:
     """Read a counterexample: JSON, its schema, then every field against the
     others and the registry (:func:`cross_check`)."""
+    from rrcheck.files import loads_json, read_capped
     p = Path(path)
     try:
-        if p.stat().st_size > MAX_BYTES:
-            raise UsageError(f"{p}: {p.stat().st_size:,} bytes, larger than any counterexample rrcheck writes")
-        raw = json.loads(p.read_bytes().decode())
+        raw = loads_json(read_capped(p, MAX_BYTES, str(p)))
     except FileNotFoundError:
         raise UsageError(f"{p}: no such counterexample file") from None
     except OSError as e:
@@ -122,6 +121,11 @@ def load(path: str | Path) -> Counterexample:
         raise UsageError(f"{p}: not JSON ({e}); a counterexample is the JSON `rrcheck check` writes") from None
     except RecursionError:
         raise UsageError(f"{p}: JSON nested too deep; a counterexample is the JSON `rrcheck check` writes") from None
+    except ValueError as e:  # an integer too long for any count, NaN
+        raise UsageError(f"{p}: {e}; a counterexample is the JSON `rrcheck check` writes") from None
+    if isinstance(raw, dict) and isinstance(raw.get("schema_version"), str):
+        raise UsageError(f"{p}: schema_version is the string {raw['schema_version']!r}; it is the number "
+                         f"{SCHEMA_VERSION} in a file rrcheck writes")
     if isinstance(raw, dict) and raw.get("schema_version") not in (None, SCHEMA_VERSION):
         raise UsageError(f"{p}: schema version {raw.get('schema_version')!r}; this rrcheck reads version "
                          f"{SCHEMA_VERSION}")
@@ -227,8 +231,9 @@ def replay(cx: Counterexample, properties=None) -> Replay:
     for t, ev in enumerate(cx.events, start=1):
         a = tuple(ev)
         if a not in system.actions(s):
-            raise UsageError(f"event {t} {list(a)} is not enabled at that point: the file does not replay on "
-                             f"this version of the protocol (re-run `rrcheck check` to regenerate it)")
+            raise UsageError(f"event {t} {list(a)} is not enabled at that point: its events were edited, or it "
+                             f"was written by another version of the protocol (re-run `rrcheck check` to "
+                             f"regenerate it)")
         s2, obs = system.step(s, a)
         _record(system, s, a, s2, obs, t, timeline, sent_at)
         v = judge.transition(s, a, s2, obs) or judge.state(s2)

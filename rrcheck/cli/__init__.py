@@ -14,10 +14,11 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 
-from rrcheck import __version__
 from rrcheck.errors import FingerprintCollision, ModelError, UsageError
+from rrcheck.files import STDOUT, GuardedStdout, StdoutFailed, mute_stdout, not_written
 
 
 class Parser(argparse.ArgumentParser):
@@ -26,13 +27,29 @@ class Parser(argparse.ArgumentParser):
                   if " " in self.prog else f"rrcheck: {message} (see `rrcheck --help`)\n")
 
 
-def parser() -> argparse.ArgumentParser:
+def _version() -> str:
+    from importlib.metadata import PackageNotFoundError, version
+    try:
+        return version("rrcheck")
+    except PackageNotFoundError:  # an uninstalled tree
+        return "0+unknown"
+
+
+class RaisingParser(Parser):
+    """The command line's parser for the API (:func:`rrcheck.check`): a bad
+    value is the same :class:`UsageError`, raised instead of printed."""
+
+    def error(self, message: str):
+        raise UsageError(message)
+
+
+def parser(cls: type = Parser) -> argparse.ArgumentParser:
     from rrcheck.cli import check, fuzz, predict, prove, tla
     from rrcheck.grouping import cli as grouping_cli
     from rrcheck.runtime import cli as runtime_cli
-    p = Parser(prog="rrcheck", description="Model checking of rollback-recovery protocols.")
-    p.add_argument("--version", action="version", version=f"rrcheck {__version__}")
-    sub = p.add_subparsers(dest="cmd", required=True, parser_class=Parser)
+    p = cls(prog="rrcheck", description="Model checking of rollback-recovery protocols.")
+    p.add_argument("--version", action="version", version=f"rrcheck {_version()}")
+    sub = p.add_subparsers(dest="cmd", required=True, parser_class=cls)
     check.add_parsers(sub)
     fuzz.add_parser(sub)
     prove.add_parser(sub)
@@ -47,16 +64,41 @@ def _interrupt(signum, frame):
     raise KeyboardInterrupt
 
 
+def _terminal() -> None:
+    """Standard streams a command can always write to: a terminal or pipe
+    that cannot encode a character shows a replacement, not a traceback."""
+    for stream in (sys.stdout, sys.stderr):
+        if stream is not None and hasattr(stream, "reconfigure") and \
+                (getattr(stream, "encoding", "") or "").lower().replace("-", "") != "utf8":
+            stream.reconfigure(errors="backslashreplace")
+
+
 def main(argv: list[str] | None = None) -> int:
-    args = parser().parse_args(argv)
+    _terminal()
+    if sys.stderr is None:  # `2>&-`: nowhere to say anything, but no traceback
+        sys.stderr = open(os.devnull, "w")
+    try:
+        os.getcwd()
+    except FileNotFoundError:
+        print("rrcheck: the current directory no longer exists; cd to one that does and run the command again",
+              file=sys.stderr)
+        return 2
     # Ctrl-C, a kill or a closed terminal all end a command the same way: every
     # process it started is ended and what was finished is kept
     import signal
     import threading
     before = {sig: signal.signal(sig, _interrupt) for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)} \
         if threading.current_thread() is threading.main_thread() else {}
+    real_stdout, sys.stdout = sys.stdout, GuardedStdout(sys.stdout)
     try:
-        return args.func(args)
+        try:
+            args = parser().parse_args(argv)
+        except SystemExit as e:  # --help, --version or a usage line: said; a full disk shows here
+            sys.stdout.flush()
+            raise e
+        code = args.func(args)
+        sys.stdout.flush()  # a full disk under `> FILE` shows here, while it can still be said
+        return code
     except UsageError as e:
         print(f"rrcheck: {e}", file=sys.stderr)
         return 2
@@ -70,12 +112,23 @@ def main(argv: list[str] | None = None) -> int:
         print(f"rrcheck: {e}: two states share a 64-bit fingerprint, so this search has no verdict; run it "
               "again without --workers, --fingerprints and --mpi, which keeps whole states", file=sys.stderr)
         return 3
-    except KeyboardInterrupt:
-        print("rrcheck: interrupted", file=sys.stderr)
+    except KeyboardInterrupt as e:
+        explored = getattr(e, "result", None)  # a search says how far it went
+        print(f"rrcheck: {explored.reason}" if explored is not None and explored.reason else "rrcheck: interrupted",
+              file=sys.stderr)
         return 130
     except BrokenPipeError:  # `rrcheck list | head`
-        sys.stderr.close()
+        mute_stdout()
         return 0
+    except StdoutFailed as e:
+        mute_stdout()
+        print(f"rrcheck: {not_written(STDOUT, e, '; send it to another file')}", file=sys.stderr)
+        return 2
+    except OSError as e:  # a file the command read or wrote: the machine, not a bug
+        where = f"{e.filename}: " if e.filename else ""
+        print(f"rrcheck: {where}{e.strerror or e}; free space or check the path and try again", file=sys.stderr)
+        return 2
     finally:
+        sys.stdout = real_stdout
         for sig, handler in before.items():
             signal.signal(sig, handler)

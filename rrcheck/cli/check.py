@@ -22,6 +22,7 @@ import sys
 from pathlib import Path
 
 from rrcheck.errors import UsageError
+from rrcheck.options import MAX_FAILURES, bounded, gib, nonneg, positive_float  # noqa: F401 (used by fuzz, tla)
 from rrcheck.checker.invariants import DESCRIPTIONS
 
 # The witnesses every protocol's pass is read by, then those of each
@@ -53,51 +54,10 @@ def witnesses_of(protocol: str, w: dict) -> dict:
     return {k: w.get(k, 0) for k in GENERAL_WITNESSES + PROTOCOL_WITNESSES.get(protocol, ())}
 
 
-def nonneg(name: str, least: int = 0):
-    """An argparse type: an integer of at least ``least``, else one usage line."""
-    def parse(text: str) -> int:
-        try:
-            v = int(text)
-        except ValueError:
-            raise argparse.ArgumentTypeError(f"{name} takes a whole number, not {text!r}") from None
-        if v < least:
-            raise argparse.ArgumentTypeError(f"{name} must be at least {least}, not {v}")
-        return v
-    return parse
-
-
-# a search with more failures than this never ends anyway
-MAX_FAILURES = 1_000
-
-
-def bounded(name: str, least: int, most: int, why: str):
-    """:func:`nonneg` with a ceiling, refused in one line that says why."""
-    lower = nonneg(name, least)
-
-    def parse(text: str) -> int:
-        v = lower(text)
-        if v > most:
-            raise argparse.ArgumentTypeError(f"{name} must be at most {most:,} ({why}), not {v}")
-        return v
-    return parse
-
-
 def workers_type(text: str) -> int:
     """Local worker threads or processes (TLC's): at most 8 per core."""
     from rrcheck.checker.explicit.check import MAX_LOCAL_WORKERS
     return bounded("--workers", 1, MAX_LOCAL_WORKERS, "8 per core of this machine")(text)
-
-
-def positive_float(name: str):
-    def parse(text: str) -> float:
-        try:
-            v = float(text)
-        except ValueError:
-            raise argparse.ArgumentTypeError(f"{name} takes a number of seconds, not {text!r}") from None
-        if not v > 0 or v == float("inf"):
-            raise argparse.ArgumentTypeError(f"{name} must be a positive number of seconds, not {text}")
-        return v
-    return parse
 
 
 SCENARIO_OPTIONS = ("workload", "procs", "nodes", "failures", "checkpoints", "at_sites", "crash_kinds",
@@ -138,7 +98,9 @@ def scenario_args(s: argparse.ArgumentParser) -> None:
 
 def add_parsers(sub) -> None:
 
-    s = sub.add_parser("list", help="protocols, mutants, workloads and invariants")
+    s = sub.add_parser("list", help="protocols, mutants, workloads and invariants",
+                       description="List the protocols (with their papers), the registered mutants (the rule "
+                                   "each breaks), the built-in workloads and the invariants.")
     s.add_argument("--json", action="store_true", help="print JSON on stdout instead of a table")
     s.set_defaults(func=cmd_list)
 
@@ -165,6 +127,9 @@ def add_parsers(sub) -> None:
                    help="stop a search after S states: the result is incomplete, exit 3 (default: no bound)")
     s.add_argument("--time-limit", type=positive_float("--time-limit"), metavar="SECONDS",
                    help="stop a search after this many seconds: incomplete, exit 3 (default: no limit)")
+    s.add_argument("--memory-limit", type=gib("--memory-limit"), metavar="GIB",
+                   help="stop a search, incomplete (exit 3), once its resident memory with its workers' passes "
+                        "GIB gibibytes (default: 80 %% of the memory available at its start)")
     s.add_argument("--seed", type=int, default=0, help="seed of --strategy random (default 0)")
     s.add_argument("--workers", type=nonneg("--workers", 1), default=1, metavar="N",
                    help="breadth-first search on N processes of this machine: the same verdict, counts and "
@@ -192,21 +157,28 @@ def add_parsers(sub) -> None:
     s.add_argument("--anyway", action="store_true",
                    help="check a workload outside the protocol's assumptions (e.g. not send-deterministic)")
     s.add_argument("--progress", action=argparse.BooleanOptionalAction, default=None,
-                   help="a [k/N] line on stderr before each check of --all or of several scenarios, and a "
-                        "live search line (default: on for those, the live line only on a terminal)")
+                   help="a [k/N] line on stderr before each check of --all or of several scenarios; for one search, "
+                        "a live line on a terminal, elsewhere a line every 15 s after the first 10 s (default "
+                        "on; --no-progress: silent)")
     s.add_argument("--json", action="store_true",
                    help="print JSON on stdout: one document, or for --all one JSON line per row as it "
                         "finishes and a last summary line")
     s.set_defaults(func=cmd_check)
 
-    s = sub.add_parser("check-workload", help="verify a workload's determinism class on failure-free runs")
+    s = sub.add_parser("check-workload", help="verify a workload's determinism class on failure-free runs",
+                       description="Enumerate a workload's failure-free runs (at most 1,000,000 states) and "
+                                   "check the determinism class it declares (docs/workloads.md); exit 1 if the "
+                                   "claim does not hold or a run deadlocks.")
     s.add_argument("workload", help="a workload (rrcheck list) or a .toml/.json workload file")
     s.add_argument("--procs", type=nonneg("--procs", 2), metavar="N", help="processes (default: the workload's)")
     s.add_argument("--nodes", type=nonneg("--nodes", 1), metavar="M", help="nodes (default: the workload's)")
     s.add_argument("--json", action="store_true", help="print JSON on stdout")
     s.set_defaults(func=cmd_check_workload)
 
-    s = sub.add_parser("replay", help="re-execute a counterexample file and draw it")
+    s = sub.add_parser("replay", help="re-execute a counterexample file and draw it",
+                       description="Re-execute a counterexample file on the model; exit 0 if the same violation, "
+                                   "with the same values, is reproduced, 1 if not. Optionally explain its "
+                                   "rollbacks, draw it (SVG, HTML) or export it as an ITF trace.")
     s.add_argument("file", help="a counterexample .json that rrcheck check or fuzz wrote")
     s.add_argument("--svg", metavar="OUT", help="write a space-time diagram to OUT (- for stdout; default none)")
     s.add_argument("--json", action="store_true", help="print JSON on stdout")
@@ -321,11 +293,10 @@ def _grouping(spec: str | None, scenario) -> tuple[int, ...] | None:
             raise UsageError(f"--grouping {spec!r}: K must be a number of groups from 1 to {workload.n}")
         graph = CommGraph.from_edges(workload.n, workload.comm_edges(), node_of=workload.node_of)
         return tuple(make_grouping(graph, method, int(k)))
+    from rrcheck.files import loads_json, read_capped
     try:
-        if Path(spec).stat().st_size > 1 << 20:
-            raise UsageError(f"--grouping {spec!r}: larger than 1 MiB; a grouping file is one id per process")
-        data = json.loads(Path(spec).read_bytes().decode())
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError, RecursionError) as e:
+        data = loads_json(read_capped(spec, 1 << 20, f"--grouping {spec!r}"))
+    except (OSError, ValueError, RecursionError) as e:
         raise UsageError(f"--grouping {spec!r}: not a readable JSON list of group ids ({e.__class__.__name__})")
     if isinstance(data, dict):
         data = data.get("group_of")
@@ -341,11 +312,60 @@ def _say(on: bool):
     return (lambda text: print(f"rrcheck: {text}", file=sys.stderr, flush=True)) if on else (lambda text: None)
 
 
+def _one_line(on: bool):
+    """Progress between the rows of a table: one line rewritten on a terminal
+    (``None`` clears it before a row), a line each elsewhere."""
+    if not on:
+        return lambda text: None
+    if not sys.stderr.isatty():
+        return lambda text: text is not None and print(f"rrcheck: {text}", file=sys.stderr, flush=True)
+
+    def say(text):
+        sys.stderr.write("\r\033[K" if text is None else f"\r\033[Krrcheck: {text}"[:200])
+        sys.stderr.flush()
+    return say
+
+
 EXIT = {"pass": 0, "violation": 1, "incomplete": 3}
 
 
-def cmd_check(args) -> int:
+def checks(args, say: bool = False):
+    """The checks ``args`` (of ``rrcheck check``, one protocol or mutant) ask
+    for, validated before any work, then run one by one: the command line and
+    :func:`rrcheck.check` both go through here, with one set of defaults."""
     from rrcheck.checker.explicit.check import run_check, search_options
+    from rrcheck.files import check_dir
+    if not args.protocol and not args.mutant:
+        raise UsageError("name a protocol (rrcheck list) or use --all")
+    todo = plan(args)
+    if args.memory_limit and (args.mpi or args.hostfile):
+        raise UsageError("--memory-limit watches the processes of this machine; drop it from --mpi")
+    search_options(args.strategy, args.workers, args.fingerprints, args.mpi or bool(args.hostfile),
+                   bool(args.checkpoint or args.recover))
+    out = check_dir(args.out, "--out") if args.out is not None else None
+    if args.mpi or args.hostfile:  # mpiexec and the hostfile before any work
+        from rrcheck.checker.explicit.distributed import preflight
+        preflight(args.hostfile)
+    saved = check_dir(args.checkpoint, "--checkpoint") if args.checkpoint else None
+    recover = Path(args.recover) if args.recover else None
+    if (saved or recover) and len(todo) > 1:
+        raise UsageError(f"--checkpoint and --recover save one search and {todo[0][0]} has {len(todo)} default "
+                         f"scenarios; name one with --scenario K")
+    groupings = [_grouping(args.grouping, sc) for _, _, sc in todo]
+    tell = _say(say and len(todo) > 1 and args.progress is not False)
+    if say and len(todo) > 1 and not args.json:
+        print(f"{todo[0][0]}: {len(todo)} default scenarios ({', '.join(sc.label() for _, _, sc in todo)})")
+    for k, ((protocol, mutant, sc), g) in enumerate(zip(todo, groupings), start=1):
+        tell(f"[{k}/{len(todo)}] {mutant or protocol} {sc.label()}")
+        yield run_check(protocol, sc, mutant, args.properties, out, args.strategy, args.max_states,
+                        args.time_limit, args.seed, not args.no_reduce, g, anyway=args.anyway, workers=args.workers,
+                        checkpoint=saved, recover=recover, checkpoint_every=args.checkpoint_every,
+                        fingerprints=args.fingerprints, mpi=args.mpi, hostfile=args.hostfile,
+                        progress=args.progress if len(todo) == 1 else False, memory_limit=args.memory_limit)
+
+
+def cmd_check(args) -> int:
+    from rrcheck.checker.explicit.check import search_options
     from rrcheck.files import check_dir
     if args.all:
         if args.protocol or args.mutant or args.scenario or args.grouping or args.properties \
@@ -359,40 +379,17 @@ def cmd_check(args) -> int:
                              "--workers N")
         search_options(args.strategy, args.workers, False, False, False)
         return _check_all(args, check_dir(args.out, "--out"))
-    if not args.protocol and not args.mutant:
-        raise UsageError("name a protocol (rrcheck list) or use --all")
-    checks = plan(args)
-    search_options(args.strategy, args.workers, args.fingerprints, args.mpi or bool(args.hostfile),
-                   bool(args.checkpoint or args.recover))
-    out = check_dir(args.out, "--out")
-    if args.mpi or args.hostfile:  # mpiexec and the hostfile before any work
-        from rrcheck.checker.explicit.distributed import preflight
-        preflight(args.hostfile)
-    saved = check_dir(args.checkpoint, "--checkpoint") if args.checkpoint else None
-    recover = Path(args.recover) if args.recover else None
-    if (saved or recover) and len(checks) > 1:
-        raise UsageError(f"--checkpoint and --recover save one search and {checks[0][0]} has {len(checks)} default "
-                         f"scenarios; name one with --scenario K")
-    groupings = [_grouping(args.grouping, sc) for _, _, sc in checks]
-    say = _say(len(checks) > 1 and args.progress is not False)
-    if len(checks) > 1 and not args.json:
-        print(f"{checks[0][0]}: {len(checks)} default scenarios ({', '.join(sc.label() for _, _, sc in checks)})")
     done = []
-    for k, ((protocol, mutant, sc), g) in enumerate(zip(checks, groupings), start=1):
-        say(f"[{k}/{len(checks)}] {mutant or protocol} {sc.label()}")
-        c = run_check(protocol, sc, mutant, args.properties, out, args.strategy, args.max_states, args.time_limit,
-                      args.seed, not args.no_reduce, g, anyway=args.anyway, workers=args.workers,
-                      checkpoint=saved, recover=recover, checkpoint_every=args.checkpoint_every,
-                      fingerprints=args.fingerprints, mpi=args.mpi, hostfile=args.hostfile,
-                      progress=args.progress if len(checks) == 1 else False)
+    for c in checks(args, say=True):
         done.append(c)
         if not args.json:
             print_check(c)
         if c.vacuous:
-            print(f"rrcheck: {mutant or protocol} on {sc.label()}: VACUOUS pass: {c.vacuous}", file=sys.stderr)
+            print(f"rrcheck: {c.mutant or c.protocol} on {c.scenario.label()}: VACUOUS pass: {c.vacuous}",
+                  file=sys.stderr)
     if args.json:
         print(json.dumps(done[0].as_dict() if len(done) == 1 else
-                         {"protocol": checks[0][0], "checks": [c.as_dict() for c in done]}, indent=1))
+                         {"protocol": done[0].protocol, "checks": [c.as_dict() for c in done]}, indent=1))
     verdicts = {c.result.verdict for c in done}
     return 1 if "violation" in verdicts else 3 if "incomplete" in verdicts else 0
 
@@ -427,13 +424,15 @@ def _check_all(args, out: Path) -> int:
     unexpected, 130 interrupted."""
     from rrcheck.checker.explicit.check import default_plan, run_check
     from rrcheck.errors import FingerprintCollision, ModelError
+    from rrcheck.files import Stream
     todo = default_plan()
-    say = _say(args.progress is not False)
+    say = _one_line(args.progress is not False)
+    rows = Stream("table of checks")
     good = bad = incomplete = 0
     vacuous = []
     if not args.json:
-        print(f"{'protocol / mutant':<44} {'scenario':<34} {'verdict':<10} {'property':<22} {'states':>9} {'s':>6}",
-              flush=True)
+        rows.print(f"{'protocol / mutant':<44} {'scenario':<34} {'verdict':<10} {'property':<22} {'states':>9} "
+                   f"{'s':>6}")
     interrupted = False
     try:
         for k, (protocol, mutant, sc) in enumerate(todo, start=1):
@@ -441,17 +440,19 @@ def _check_all(args, out: Path) -> int:
             try:
                 c = run_check(protocol, sc, mutant, out=out, strategy=args.strategy, max_states=args.max_states,
                               time_limit=args.time_limit, seed=args.seed, reduce=not args.no_reduce,
-                              progress=False, anyway=args.anyway, workers=args.workers)
+                              progress=False, anyway=args.anyway, workers=args.workers,
+                              memory_limit=args.memory_limit)
             except (FingerprintCollision, ModelError) as e:  # a row like the others; the rest still run
                 collided = isinstance(e, FingerprintCollision)
                 incomplete, bad = incomplete + collided, bad + (not collided)
                 verdict, mark = ("incomplete", "NO VERDICT") if collided else ("error", "MODEL RAISED")
+                say(None)
                 if args.json:
-                    print(json.dumps({"protocol": protocol, "mutant": mutant, "scenario": sc.label(),
-                                      "verdict": verdict, "reason": str(e), "expected": False}), flush=True)
+                    rows.print(json.dumps({"protocol": protocol, "mutant": mutant, "scenario": sc.label(),
+                                           "verdict": verdict, "reason": str(e), "expected": False}))
                 else:
-                    print(f"{(mutant or protocol):<44} {sc.label():<34} {verdict:<10} {'-':<22} {'-':>9} {'-':>6}  "
-                          f"{mark}: {e}", flush=True)
+                    rows.print(f"{(mutant or protocol):<44} {sc.label():<34} {verdict:<10} {'-':<22} {'-':>9} "
+                               f"{'-':>6}  {mark}: {e}")
                 continue
             r = c.result
             if r.verdict == "incomplete":
@@ -468,32 +469,35 @@ def _check_all(args, out: Path) -> int:
                 mark = ("SURPRISE: " + c.surprise) if c.surprise else "NOT CAUGHT" if mutant else "FAILED"
             if c.vacuous:
                 vacuous.append(f"{protocol} on {sc.label()}: {c.vacuous}")
+            say(None)
             if args.json:
-                print(json.dumps(c.as_dict() | {"expected": c.expected}), flush=True)
+                rows.print(json.dumps(c.as_dict() | {"expected": c.expected}))
             else:
-                print(f"{(mutant or protocol):<44} {sc.label():<34} {r.verdict:<10} "
-                      f"{(r.violation.property if r.violation else '-'):<22} {r.states:>9,} {r.seconds:>6.1f}  {mark}",
-                      flush=True)
+                rows.print(f"{(mutant or protocol):<44} {sc.label():<34} {r.verdict:<10} "
+                           f"{(r.violation.property if r.violation else '-'):<22} {r.states:>9,} {r.seconds:>6.1f}  "
+                           f"{mark}")
     except KeyboardInterrupt:
         interrupted = True
+    say(None)
     done = good + bad + incomplete
     complete = done == len(todo)
     code = 130 if interrupted else 1 if bad else 3 if incomplete or not complete else 0
     if args.json:
-        print(json.dumps({"summary": True, "ok": code == 0, "checks": len(todo), "finished": done,
-                          "as_expected": good, "not_as_expected": bad, "incomplete": incomplete,
-                          "interrupted": interrupted, "vacuous": vacuous}), flush=True)
+        rows.print(json.dumps({"summary": True, "ok": code == 0, "checks": len(todo), "finished": done,
+                               "as_expected": good, "not_as_expected": bad, "incomplete": incomplete,
+                               "interrupted": interrupted, "vacuous": vacuous}))
     else:
         if interrupted:
-            print(f"\nINTERRUPTED after {done} of {len(todo)} checks (the rows above are final)")
-        print(f"\n{good}/{len(todo)} as expected" + (": every protocol passes and every mutant is caught"
-                                                      if code == 0 else
-                                                      f"; {bad} NOT as expected, {incomplete} incomplete"))
+            rows.print(f"\nINTERRUPTED after {done} of {len(todo)} checks (the rows above are final)")
+        rows.print(f"\n{good}/{len(todo)} as expected" + (": every protocol passes and every mutant is caught"
+                                                           if code == 0 else
+                                                           f"; {bad} NOT as expected, {incomplete} incomplete"))
         for v in vacuous:
-            print(f"  vacuous pass: {v}")
-        print(f"counterexamples in {out}/ — rrcheck replay FILE --svg OUT.svg")
+            rows.print(f"  vacuous pass: {v}")
+        rows.print(f"counterexamples in {out}/ — rrcheck replay FILE --svg OUT.svg")
     for v in vacuous:
         print(f"rrcheck: VACUOUS pass: {v}", file=sys.stderr)
+    rows.close()
     return code
 
 
@@ -528,14 +532,20 @@ def cmd_replay(args) -> int:
     if svg_path == "-" and args.json:
         raise UsageError("--svg - and --json both write to standard output; give --svg a file")
     cx = T.load(args.file)
-    rep = T.replay(cx)
+    try:
+        rep = T.replay(cx)
+    except UsageError as e:
+        raise UsageError(f"{args.file}: {e}") from None
     v = rep.violation
     diff = T.differences(cx.violation, v)
     if svg_path:
         from rrcheck.checker.traces.render import svg
         T.write_atomic(svg_path, svg(cx, rep))
     from rrcheck.checker.traces import explain as X
-    rbs = X.explain(cx) if args.explain or args.json else []
+    try:
+        rbs = X.explain(cx) if args.explain or args.json else []
+    except UsageError as e:
+        raise UsageError(f"{args.file}: {e}") from None
     if html_path:
         from rrcheck.checker.traces.viewer import page
         T.write_atomic(html_path, page(cx))

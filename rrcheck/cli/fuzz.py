@@ -9,7 +9,8 @@ from rrcheck.checker.model import workloads as W
 from rrcheck.errors import UsageError
 from rrcheck.checker.stateful.fuzz import PROFILES, fuzz_scenario, run_fuzz, sequential_failures
 from rrcheck.checker.model.scenarios import DEFAULTS, Scenario
-from rrcheck.cli.check import _crash_kinds, nonneg, print_check, scenario_args
+from rrcheck.cli.check import _crash_kinds, print_check, scenario_args
+from rrcheck.options import bounded
 from rrcheck.files import check_dir
 from rrcheck.protocols.mutants import MUTANTS, PROTOCOLS
 
@@ -21,8 +22,10 @@ def add_parser(sub) -> None:
     s.add_argument("protocol", nargs="?", help="a protocol (rrcheck list)")
     s.add_argument("--mutant", help="fuzz this mutant (rrcheck list) instead of the correct protocol")
     scenario_args(s)
-    s.add_argument("--examples", type=nonneg("--examples", 1), metavar="K",
-                   help="runs to try (default: the profile's)")
+    s.add_argument("--hypothesis-dir", metavar="DIR",
+                   help="keep Hypothesis's cache in DIR (default: a temporary directory, removed at the end)")
+    s.add_argument("--examples", type=bounded("--examples", 1, 10_000_000, "a run each"), metavar="K",
+                   help="runs to try, 1 to 10,000,000 (default: the profile's)")
     s.add_argument("--sequential-failures", action="store_true",
                    help="no failure during a recovery (default: so where a fixed workload's failures are doubled)")
     s.add_argument("--profile", choices=PROFILES, default="ci",
@@ -73,8 +76,17 @@ def cmd_fuzz(args) -> int:
     scenario = _scenario(args, protocol)
     out = check_dir(args.out, "--out")
     sequential = args.sequential_failures or sequential_failures(protocol, args.mutant)
-    f = run_fuzz(protocol, scenario, args.mutant, args.properties, out, args.profile,
-                 args.examples, args.seed, sequential=sequential)
+    import tempfile
+
+    from hypothesis.configuration import set_hypothesis_home_dir
+    with tempfile.TemporaryDirectory(prefix="rrcheck-hypothesis-") as scratch:
+        # Hypothesis keeps a cache in ./.hypothesis; a command leaves nothing where it is run unless asked
+        set_hypothesis_home_dir(args.hypothesis_dir or scratch)
+        try:
+            f = run_fuzz(protocol, scenario, args.mutant, args.properties, out, args.profile,
+                         args.examples, args.seed, sequential=sequential)
+        finally:
+            set_hypothesis_home_dir(None)
     if args.json:
         print(json.dumps(f.as_dict(), indent=1))
     else:

@@ -9,14 +9,17 @@ from rrcheck.errors import UsageError
 
 
 def add_parser(sub) -> None:
-    s = sub.add_parser("predict", help="predict, from one MPI run's journals, failures that would break it")
+    s = sub.add_parser("predict", help="predict, from one MPI run's journals, failures that would break it",
+                       description="From one recorded MPI run, search the other failure points and delivery "
+                                   "orders the run's causality allows for a lost message, a duplicate or an "
+                                   "orphan; confirm each on the model. Exit 1 if one is confirmed.")
     s.add_argument("run_dir", help="the run directory `rrcheck run --out DIR` wrote")
     s.add_argument("--protocol", help="judge under this protocol's rules: the run's protocol or one of its "
                    "mutants (default: the run's own)")
     s.add_argument("--crash-kinds", default="process,node", help="process,node (default both)")
     s.add_argument("--out", help="where a confirmed counterexample is written (default RUN_DIR/"
                    "predicted-counterexample.json)")
-    s.add_argument("--json", action="store_true")
+    s.add_argument("--json", action="store_true", help="print the prediction as JSON on stdout")
     s.set_defaults(func=cmd_predict)
 
 
@@ -25,7 +28,16 @@ def cmd_predict(args) -> int:
     kinds = tuple(k.strip() for k in args.crash_kinds.split(",") if k.strip())
     if not kinds or any(k not in ("process", "node") for k in kinds):
         raise UsageError("--crash-kinds takes process, node or process,node")
-    r = predict(Path(args.run_dir), args.protocol, Path(args.out) if args.out else None, crash_kinds=kinds)
+    from rrcheck.files import check_file, kept
+    run = Path(args.run_dir)
+    inputs = tuple(run.glob("journal-*.jsonl")) + (run / "run.json",) if run.is_dir() else ()
+    check_file(args.out or run / "predicted-counterexample.json", "--out", inputs)  # before the work
+    r = predict(run, args.protocol, Path(args.out) if args.out else None, crash_kinds=kinds)
+    with kept("prediction"):
+        return _report(args, r)
+
+
+def _report(args, r) -> int:
     if args.json:
         print(json.dumps(r.as_dict(), indent=1))
         return 1 if r.verdict == "confirmed" else 0

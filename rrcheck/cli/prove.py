@@ -16,11 +16,14 @@ from rrcheck.errors import UsageError
 
 
 def add_parser(sub) -> None:
-    s = sub.add_parser("prove", help="prove the protocols' safety lemmas for any N with Z3")
-    s.add_argument("lemmas", nargs="*", metavar="LEMMA")
+    s = sub.add_parser("prove", help="prove the protocols' safety lemmas for any N with Z3",
+                       description="Prove inductive safety lemmas of the protocols for any number of processes "
+                                   "with Z3; a failed proof prints a counterexample to induction (CTI) and says "
+                                   "whether the explicit explorer reaches it. Exit 1 if one is not proved.")
+    s.add_argument("lemmas", nargs="*", metavar="LEMMA", help="lemmas to prove (rrcheck prove --all lists them)")
     s.add_argument("--all", action="store_true", help="every lemma")
     s.add_argument("--mutant", help="check the lemma(s) against this mutant's transition relation")
-    s.add_argument("--json", action="store_true")
+    s.add_argument("--json", action="store_true", help="print the outcomes as JSON on stdout")
     s.add_argument("--out", default="rrcheck-out", help="directory where counterexamples to induction are saved")
     s.add_argument("--no-explore", action="store_true",
                    help="do not ask the explicit explorer whether a counterexample is reachable")
@@ -65,9 +68,9 @@ def cmd_prove(args) -> int:
         o = symbolic.prove(n, args.mutant, explore=not args.no_explore)
         outcomes.append(o)
         if o.cti is not None:
-            out_dir.mkdir(parents=True, exist_ok=True)
+            from rrcheck.files import write_text
             f = out_dir / f"cti-{n}{'-' + args.mutant.replace('/', '-') if args.mutant else ''}.json"
-            f.write_text(json.dumps(o.cti.as_dict(), indent=1) + "\n")
+            write_text(f, json.dumps(o.cti.as_dict(), indent=1) + "\n")
             files.append(str(f))
         if not args.json:
             print(outcome_line(o))

@@ -20,22 +20,27 @@ from rrcheck.errors import UsageError
 
 def add_parser(sub) -> None:
     from rrcheck.cli.check import nonneg, positive_float, scenario_args, workers_type
-    s = sub.add_parser("tla", help="check a protocol's TLA+ spec with TLC on an rrcheck scenario")
-    s.add_argument("protocol", nargs="?")
+    s = sub.add_parser("tla", help="check a protocol's TLA+ spec with TLC on an rrcheck scenario",
+                       description="Check a protocol's TLA+ specification (specs/) with TLC, on the same "
+                                   "scenarios as rrcheck check, and compare the verdict with the explicit engine's.")
+    s.add_argument("protocol", nargs="?", help="a specified protocol (rrcheck list)")
     s.add_argument("--all", action="store_true",
                    help="every specified protocol on its default scenarios, every mutant of them on its own")
     s.add_argument("--scenario", type=nonneg("--scenario", 1), metavar="K",
                    help="only the protocol's K-th default scenario (default: all of them)")
     scenario_args(s)
-    s.add_argument("--mutant")
+    s.add_argument("--mutant", help="check this mutant's spec (its knobs as constants) instead")
     s.add_argument("--property", action="append", dest="properties", help="check only these (repeatable)")
     s.add_argument("--workers", type=workers_type, default=1, metavar="N", help="TLC worker threads (default 1)")
     s.add_argument("--timeout", type=positive_float("--timeout"), default=1800.0, metavar="SECONDS",
                    help="wall-clock limit of one TLC run, seconds (default 1800)")
     s.add_argument("--keep", metavar="DIR", help="keep TLC's working directory (MC.tla, MC.cfg, tlc.out) under DIR")
     s.add_argument("--out", default="rrcheck-out", help="where counterexamples are written")
-    s.add_argument("--engine", choices=("tlc", "apalache"), default="tlc")
-    s.add_argument("--json", action="store_true")
+    s.add_argument("--engine", choices=("tlc", "apalache"), default="tlc",
+                   help="the model checker (default tlc; Apalache cannot be installed on this machine)")
+    s.add_argument("--json", action="store_true", help="print the results as JSON on stdout")
+    s.add_argument("--progress", action=argparse.BooleanOptionalAction, default=True,
+                   help="relay TLC's progress lines (about one a minute) on stderr (default on)")
     s.set_defaults(func=cmd_tla)
 
 
@@ -72,7 +77,8 @@ def cmd_tla(args) -> int:
         print(f"{protocol}: {len(checks)} default scenarios ({', '.join(sc.label() for _, _, sc in checks)})")
     done = []
     for _, mutant, scenario in checks:
-        c = run_tla(protocol, scenario, mutant, args.properties, args.workers, keep, Path(args.out), args.timeout)
+        c = run_tla(protocol, scenario, mutant, args.properties, args.workers, keep, Path(args.out), args.timeout,
+                    progress=args.progress)
         done.append(c)
         if not args.json:
             _print(c)
@@ -120,7 +126,8 @@ def _all(args, keep) -> int:
     try:
         for k, (p, sc, mut) in enumerate(jobs, start=1):
             print(f"rrcheck: [{k}/{len(jobs)}] {mut or p} {sc.label()} (TLC)", file=sys.stderr, flush=True)
-            c = run_tla(p, sc, mut, workers=args.workers, keep=keep, out=out, timeout=args.timeout)
+            c = run_tla(p, sc, mut, workers=args.workers, keep=keep, out=out, timeout=args.timeout,
+                        progress=args.progress)
             checks.append(c)
             if args.json:
                 print(json.dumps(c.as_dict() | {"expected": expected(c)}), flush=True)
