@@ -42,26 +42,20 @@ def bounded(name: str, least: int, most: int, why: str):
     return parse
 
 
-def positive_float(name: str):
+def positive_float(name: str, unit: str = "seconds"):
+    """An argparse type: a positive, finite number (of ``unit``)."""
     def parse(text: str) -> float:
         try:
             v = float(text)
         except ValueError:
-            raise argparse.ArgumentTypeError(f"{name} takes a number of seconds, not {text!r}") from None
+            raise argparse.ArgumentTypeError(f"{name} takes a number of {unit}, not {text!r}") from None
         if not v > 0 or math.isinf(v):
-            raise argparse.ArgumentTypeError(f"{name} must be a positive number of seconds, not {text}")
+            raise argparse.ArgumentTypeError(f"{name} must be a positive number of {unit}, not {text}")
         return v
     return parse
 
 
 def gib(name: str):
     """An argparse type: a positive number of gibibytes, returned in bytes."""
-    def parse(text: str) -> int:
-        try:
-            v = float(text)
-        except ValueError:
-            raise argparse.ArgumentTypeError(f"{name} takes a number of GiB, not {text!r}") from None
-        if not v > 0 or math.isinf(v):
-            raise argparse.ArgumentTypeError(f"{name} must be a positive number of GiB, not {text}")
-        return max(1, round(v * 2**30))
-    return parse
+    number = positive_float(name, "GiB")
+    return lambda text: max(1, round(number(text) * 2**30))

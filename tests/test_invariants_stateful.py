@@ -26,7 +26,8 @@ def test_invariants_stateful_protocol_agrees_with_explicit_search(checked, proto
     """Hypothesis finds no violation where the exhaustive search proves there is
     none, and its runs are not vacuous: crashes, rollbacks, and runs with
     failures that reached their end in a failure-free final state."""
-    assert checked(protocol, scenario).result.verdict == "pass"
+    exhaustive = checked(protocol, scenario).result
+    assert exhaustive.verdict == "pass"
     f = run_fuzz(protocol, scenario, seed=1, examples=200)
     r = f.result
     assert r.verdict == "pass", r.violation
@@ -39,6 +40,15 @@ def test_invariants_stateful_protocol_agrees_with_explicit_search(checked, proto
     assert f.narrowed > 0  # swarm: some runs never took an event kind that was enabled
     for kind in failure_kinds(protocol, scenario):  # the random engine generates each kind it may
         assert w.get(kind, 0) > 0, (kind, dict(w))
+    # what it explored, held against the exhaustive search: of the situations (witness
+    # classes) the explicit engine met, 200 runs meet at least four in five. Measured over
+    # three hash seeds: 1,431 of 1,448 met over the defaults; the least, app-level's
+    # c3_two_epochs, 38 of 44 (its late and past messages at a rollback need both checkpoints
+    # before the crash); every other scenario misses at most two, all rare timings
+    met = {k for k, v in exhaustive.witnesses.items() if v > 0}
+    missed = sorted(k for k in met if not w.get(k, 0))
+    assert len(missed) <= len(met) // 5, \
+        f"the fuzz met {len(met) - len(missed)} of {len(met)} situations; missed {missed}"
 
 
 def failure_kinds(protocol, scenario) -> list[str]:
