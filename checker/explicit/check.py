@@ -28,13 +28,13 @@ def run_check(protocol: str, scenario: Scenario, mutant: str | None = None, prop
     system, workload = make_system(protocol, scenario, mutant, grouping)
     anyway = anyway or (mutant is not None and MUTANTS[mutant].extra.get("anyway", False))
     if getattr(system.protocol, "requires_send_determinism", False) and not anyway:
-        ff = failure_free(workload)
+        ff = failure_free(workload, time_limit)
         if not ff.satisfies(SEND_DETERMINISTIC):
             raise UsageError(f"{protocol} assumes a send-deterministic application and {workload.name} is "
                              f"{ff.observed} ({ff.distinct_send_sequences} send sequences); "
                              f"add --anyway to check it all the same")
     props = properties_for(system, protocol, properties)
-    judge = Judge(system, props, failure_free(workload).finals)
+    judge = Judge(system, props, failure_free(workload, time_limit).finals)
     mpi = mpi or hostfile is not None
     search_options(strategy, workers, fingerprints, mpi, bool(checkpoint or recover))
     snapshots = None

@@ -10,8 +10,10 @@ send-determinism).
 """
 from __future__ import annotations
 
+import contextlib
+import contextvars
+import time
 from dataclasses import dataclass
-from functools import lru_cache
 
 from rrcheck.checker.model.program import CLASSES, DETERMINISTIC, NON_DETERMINISTIC, SEND_DETERMINISTIC, Workload
 from rrcheck.checker.model.system import CRASHES, Bounds, System
@@ -43,8 +45,33 @@ def _say(text: str | None) -> None:
         sys.stderr.flush()
 
 
-@lru_cache(maxsize=64)
-def failure_free(workload: Workload) -> FailureFree:
+_CLASSIFIED: dict = {}   # workload -> FailureFree, whatever time limit it was found within
+_TIME_LIMIT = contextvars.ContextVar("classification_time_limit", default=None)
+
+
+@contextlib.contextmanager
+def within(seconds: float | None):
+    """Every classification in the block, a workload file's at loading too, gives up
+    after ``seconds`` (a command's --time-limit)."""
+    token = _TIME_LIMIT.set(seconds)
+    try:
+        yield
+    finally:
+        _TIME_LIMIT.reset(token)
+
+
+def failure_free(workload: Workload, time_limit: float | None = None) -> FailureFree:
+    """The failure-free runs of ``workload``, classified: at most MAX_STATES states,
+    within ``time_limit`` seconds if given (a search's --time-limit covers its
+    classification too); past either, one UsageError line."""
+    if workload not in _CLASSIFIED:
+        if len(_CLASSIFIED) >= 64:
+            _CLASSIFIED.clear()
+        _CLASSIFIED[workload] = _classify(workload, time_limit or _TIME_LIMIT.get())
+    return _CLASSIFIED[workload]
+
+
+def _classify(workload: Workload, time_limit: float | None) -> FailureFree:
     system = System(Plain(), workload, Bounds(failures=0, checkpoints=0))
     finals, sends, orders, dead = set(), set(), set(), [0]
 
@@ -56,7 +83,13 @@ def failure_free(workload: Workload) -> FailureFree:
         sends.add(tuple(pr.ghost.sent for pr in s.procs))
         orders.add(tuple(pr.ghost.order for pr in s.procs))
 
-    states = reachable(system, on_terminal, limit=MAX_STATES, name=workload.name)
+    t0 = time.perf_counter()
+    deadline = t0 + time_limit if time_limit else None
+    states = reachable(system, on_terminal, limit=MAX_STATES, name=workload.name, deadline=deadline)
+    if states < 0:
+        raise UsageError(f"workload {workload.name}: its failure-free runs were not all classified within the "
+                         f"time limit ({-states:,} states in {time.perf_counter() - t0:.1f} s); raise --time-limit "
+                         "or make the workload smaller")
     if states > MAX_STATES:
         receptions = sum(1 for prog in workload.programs for op in prog if op[0] == "recv")
         raise UsageError(f"workload {workload.name}: its failure-free runs alone pass {MAX_STATES:,} states "
@@ -72,11 +105,13 @@ def failure_free(workload: Workload) -> FailureFree:
     return FailureFree(frozenset(finals), observed, states, len(finals), dead[0], len(sends), len(orders))
 
 
-def reachable(system, on_terminal, reduce: bool = False, limit: int | None = None, name: str = "") -> int:
+def reachable(system, on_terminal, reduce: bool = False, limit: int | None = None, name: str = "",
+              deadline: float | None = None) -> int:
     """Enumerate every reachable state (no invariants) — with ``reduce``, those
     the system's reductions keep (the explorer's, checker/explicit/explore.py); call ``on_terminal`` on each state
     with nothing enabled but crashes. Returns the number of states (``limit`` + 1
-    if there are more than ``limit``: the enumeration stops there)."""
+    if there are more than ``limit``: the enumeration stops there; minus the
+    states so far if ``time.perf_counter()`` passes ``deadline``)."""
     init = system.initial()
     seen = {init}
     stack = [init]
@@ -97,6 +132,9 @@ def reachable(system, on_terminal, reduce: bool = False, limit: int | None = Non
                     stack.append(x)
         if limit is not None and len(seen) > limit:
             break
+        if deadline is not None and time.perf_counter() > deadline:
+            _say(None) if report > 100_000 else None
+            return -len(seen)
         if limit is not None and len(seen) >= report:
             _say(f"workload {name}: {len(seen):,} failure-free states so far (at most {limit:,})")
             report += 100_000

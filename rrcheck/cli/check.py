@@ -172,6 +172,9 @@ def add_parsers(sub) -> None:
     s.add_argument("workload", help="a workload (rrcheck list) or a .toml/.json workload file")
     s.add_argument("--procs", type=nonneg("--procs", 2), metavar="N", help="processes (default: the workload's)")
     s.add_argument("--nodes", type=nonneg("--nodes", 1), metavar="M", help="nodes (default: the workload's)")
+    s.add_argument("--time-limit", type=positive_float("--time-limit"), metavar="SECONDS",
+                   help="give up the classification after this many seconds (default: none; it stops at "
+                        "1,000,000 states)")
     s.add_argument("--json", action="store_true", help="print JSON on stdout")
     s.set_defaults(func=cmd_check_workload)
 
@@ -337,7 +340,9 @@ def checks(args, say: bool = False):
     from rrcheck.files import check_dir
     if not args.protocol and not args.mutant:
         raise UsageError("name a protocol (rrcheck list) or use --all")
-    todo = plan(args)
+    from rrcheck.checker.model.classify import within
+    with within(args.time_limit):
+        todo = plan(args)
     if args.memory_limit and (args.mpi or args.hostfile):
         raise UsageError("--memory-limit watches the processes of this machine; drop it from --mpi")
     search_options(args.strategy, args.workers, args.fingerprints, args.mpi or bool(args.hostfile),
@@ -503,9 +508,10 @@ def _check_all(args, out: Path) -> int:
 
 def cmd_check_workload(args) -> int:
     from rrcheck.checker.model import workloads as W
-    from rrcheck.checker.model.classify import failure_free
-    w = W.make(args.workload, args.procs, args.nodes)
-    ff = failure_free(w)
+    from rrcheck.checker.model.classify import failure_free, within
+    with within(args.time_limit):
+        w = W.make(args.workload, args.procs, args.nodes)
+        ff = failure_free(w)
     ok = ff.satisfies(w.determinism) and ff.deadlocks == 0
     data = {"workload": w.name, "procs": w.n, "declared": w.determinism, "observed": ff.observed,
             "claim_holds": ok, "failure_free_states": ff.states, "distinct_final_states": ff.runs_ended,
