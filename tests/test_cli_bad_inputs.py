@@ -3,6 +3,7 @@ wrong, the documented exit status, no traceback, and no file changed or
 half-written (the working directory is snapshotted before and after)."""
 from __future__ import annotations
 
+import errno
 import json
 import os
 import re
@@ -301,15 +302,6 @@ def link(name: str, target: str):
         (d / name).parent.mkdir(parents=True, exist_ok=True)
         (d / name).symlink_to(target)
     return make
-
-
-def raw(name: str, text: str):
-    """A file written as given (JSON with integers Python's json would refuse to print)."""
-    return text_(name, text)
-
-
-def text_(name, content):
-    return text(name, content)
 
 
 def cx_text(change):
@@ -655,9 +647,22 @@ def test_a_table_standard_output_refuses_is_kept(tmp_path, monkeypatch):
     monkeypatch.setenv("TMPDIR", str(tmp_path))
     import tempfile
     monkeypatch.setattr(tempfile, "tempdir", None)
-    monkeypatch.setattr(sys, "stdout", open("/dev/full", "w"))
+    class FillsUp:   # a disk that takes 1,000 rows, then is full
+        def __init__(self):
+            self.rows = 0
+
+        def write(self, text):
+            if self.rows >= 1000:
+                raise OSError(errno.ENOSPC, "No space left on device")
+            self.rows += text.endswith("\n")
+            return len(text)
+
+        def flush(self):
+            pass
+
+    monkeypatch.setattr(sys, "stdout", FillsUp())
     rows = Stream("table of checks")
-    for i in range(3000):   # more than a buffer: the disk refuses part-way
+    for i in range(3000):   # the rows printed before the disk filled are kept too
         rows.print(f"row {i}")
     with pytest.raises(UsageError, match="the table of checks is kept in") as e:
         rows.close()
