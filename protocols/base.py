@@ -68,13 +68,15 @@ def replace(obj, **changes):
 class AppMsg:
     """An application message. ``gid = (src, dst, k)`` names the k-th message
     ``src`` sent ``dst`` in its current history; it is ghost data for the
-    invariants and is carried opaquely — a protocol never reads it."""
+    invariants and is carried opaquely — a protocol never reads it, nor ``_past``,
+    the sends in its causal past (checker/model/ghost.py)."""
 
     gid: tuple[int, int, int]
     src: int
     dst: int
     tag: int
     payload: int
+    _past: tuple[int, ...] = ()
 
 
 @value

@@ -112,6 +112,22 @@ def test_invariants_send_deterministic_causal_order_alone_catches_no_phases(chec
     assert r.violation.values["depends_on"] == 0  # m7 needs P0's m3
 
 
+def test_invariants_send_deterministic_causal_order_judged_from_the_step_alone():
+    """The causal past travels with the message (checker/model/ghost.py), so a judge
+    that sees only the violating step (a parallel worker, a resumed search) still
+    catches it: a memo of the sends its own judge had seen skipped such steps."""
+    from rrcheck.checker.traces.counterexample import load
+    from rrcheck.checker.model.scenarios import system_for
+    cx = load("counterexamples/send-deterministic__no-phases.json")
+    system, _ = system_for(cx)
+    s = system.initial()
+    for ev in cx.events[:-1]:
+        s, _ = system.step(s, tuple(ev))
+    s2, obs = system.step(s, tuple(cx.events[-1]))
+    v = Judge(system, ("CausalReplayOrder",)).transition(s, tuple(cx.events[-1]), s2, obs)
+    assert v is not None and v.property == "CausalReplayOrder" and v.values == cx.violation.values
+
+
 def test_invariants_send_deterministic_fig2_random_walks():
     """Fig. 2 itself is beyond exhaustive search; random walks: the protocol
     holds m7 until m3 is re-received and passes, the mutant without phases

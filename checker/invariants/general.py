@@ -151,7 +151,7 @@ class Judge:
         for o in obs:
             kind = o[0]
             if kind == "delivered":
-                _, p, src, k, payload, hist = o
+                _, p, src, k, payload, hist = o[:6]
                 w["deliveries"] += 1
                 if duplicate(hist, src, k):
                     w["duplicate_deliveries"] += 1

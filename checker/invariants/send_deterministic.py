@@ -6,7 +6,8 @@
   (§3.2: "si l'émission d'un message m' dépend de la réception d'un message m,
   il faut s'assurer que m' ne sera pas renvoyé avant la réception du message
   m"). The causal past of a message is counted, per process, in sends
-  (a vector clock over send events) by the checker, apart from the protocol.
+  (a vector clock over send events) that the message carries as ghost data,
+  apart from the protocol (checker/model/ghost.py).
   Only the receiver's group in the receiver's incarnation (restart epoch) is
   judged: a survivor may hold orphans of another group, since
   send-determinism re-creates them (§2.3), and a member the rollback has not
@@ -27,36 +28,11 @@ def _sends(ghost) -> int:
     return sum(len(s) for s in ghost.sent)
 
 
-def _clocks(judge) -> dict:
-    """(src, dst, k, payload) -> sends per process in the message's causal past.
-    The payload digests its sender's reception sequence (checker/model/system.py), so
-    the key determines the past, whatever path reached it."""
-    c = getattr(judge, "_sd_clocks", None)
-    if c is None:
-        c = judge._sd_clocks = {}
-    return c
-
-
 def causal_transition(judge, before, action, after, obs):
     sysm, w = judge.sys, judge.w
-    n, clocks = sysm.n, _clocks(judge)
     for o in obs:
-        if o[0] == "sent":
-            _, p, dst, k, payload = o
-            gh = after.procs[p].ghost
-            v = [0] * n
-            for src in range(n):
-                for k2, pay2 in gh.delivered[src]:
-                    past = clocks.get((src, p, k2, pay2))
-                    if past:
-                        v = [max(a, b) for a, b in zip(v, past)]
-            v[p] = _sends(gh)
-            clocks[(p, dst, k, payload)] = tuple(v)
-        elif o[0] == "delivered":
-            _, r, src, k, payload, _hist = o
-            past = clocks.get((src, r, k, payload))
-            if past is None:
-                continue
+        if o[0] == "delivered":
+            _, r, src, k, payload, _hist, past = o
             epoch = after.procs[r].vol.epoch
             for q in sysm.ctx.group(r):
                 qv = after.procs[q].vol

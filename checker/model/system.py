@@ -478,9 +478,10 @@ class System:
                 tag = op[2] if op[0] == "send" else op[1]
                 payload = mix(pr.acc, pr.pc)
                 k = len(pr.ghost.sent[dst])
-                msg = AppMsg((p, dst, k), p, dst, tag, payload)
+                ghost = G.record_send(pr.ghost, dst, payload)
+                msg = AppMsg((p, dst, k), p, dst, tag, payload, G.causal_past(ghost, p))
                 script.append(("sent", p, dst, k, payload))
-                pr = pr.but(pc=pr.pc + 1, ghost=G.record_send(pr.ghost, dst, payload))
+                pr = pr.but(pc=pr.pc + 1, ghost=ghost)
                 procs[p] = pr
                 st = proto.on_send(ctx, p, pr.vol, pr.stab, msg)
         elif kind == "recv":
@@ -489,10 +490,10 @@ class System:
             m = mail.msg
             op = self.progs[p][pr.pc]
             acc = (pr.acc + m.payload) & M32 if op[3] == "sum" else mix(pr.acc, m.src, m.payload)
-            script.append(("delivered", p, m.src, m.gid[2], m.payload, pr.ghost))
+            script.append(("delivered", p, m.src, m.gid[2], m.payload, pr.ghost, m._past))
             pr = pr.but(pc=pr.pc + 1, acc=acc, last_src=m.src,
                         mailbox=pr.mailbox[:i] + pr.mailbox[i + 1:],
-                        ghost=G.record_delivery(pr.ghost, m.src, m.gid[2], m.payload))
+                        ghost=G.record_delivery(pr.ghost, m.src, m.gid[2], m.payload, m._past))
             procs[p] = pr
             st = proto.on_receive(ctx, p, pr.vol, pr.stab, mail, op[1], op[2])
         elif kind == "choose":
