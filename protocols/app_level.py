@@ -58,6 +58,7 @@ from typing import Any
 
 from rrcheck.protocols.base import (AppMsg, Checkpoint, Context, Deliver, Mail, Note, Packet,
                             Protocol, Restore, Send, Step, replace, value, coll_sources)
+from rrcheck.protocols.restarts import covers, heard, join, none, restarted
 
 INITIATOR = 0
 COLL_CLASS = {"reduce": "single_receiver", "bcast": "single_sender", "alltoall": "all_to_all",
@@ -96,7 +97,7 @@ class Vol:
     ready: bool = False           # Ready_to_stop_logging sent
     readies: frozenset = frozenset()  # initiator: processes ready to stop logging
     replay: tuple = ()            # logged events still to replay after a rollback
-    rec: tuple = (0, -1)          # recovery incarnation (counter, restarter)
+    rec: tuple = ()               # recovery incarnation: the restarts its line recovers from
     line: int = 0                 # the line of this incarnation
     held: tuple = ()              # Mail held back during the replay until the log reaches it
 
@@ -106,7 +107,7 @@ class Stab:
     ckpts: tuple               # (k, Saved)
     logs: tuple                # (k, Log): saved logs
     line: int = 0              # last line whose log this process saved
-    rec: tuple = (0, -1)
+    rec: tuple = ()
 
 
 def stopped(epoch: int, logging: bool, k: int) -> bool:
@@ -136,8 +137,8 @@ def _put(pairs: tuple, k: int, v) -> tuple:
 class AppLevel(Protocol):
     name = "app-level"
     scope = "all"
-    # an epoch (count, restarter) cannot say how many restarts a rollback takes in (docs/findings.md §4)
-    RECOVERY_BOUND = None
+    RECOVERY_BOUND = ("a failure rolls every process back once per victim: each rollback takes in a restart "
+                      "its incarnation had not recovered from (the C3 slides, \"The Global View\")")
     source = "Bronevetsky et al., C3 application-level checkpointing (Pingali's slides: The Protocol, Log-End Line, collectives)"
     RECOVERY_KINDS = frozenset({"rollback", "suppress"})
     at_sites = True  # "Application-level checkpoints can only be taken at certain places"
@@ -145,12 +146,17 @@ class AppLevel(Protocol):
              "ready_after_late": True, "stop_on_stopped_sender": True,
              "late_from_every_sender": True,  # ready waits for the late messages of all senders
              "replay_by_message_id": True,  # a replayed reception matches the logged message ID
-             "checkpoint_suppressions": True}  # a checkpoint keeps the suppressions still owed
+             "checkpoint_suppressions": True,  # a checkpoint keeps the suppressions still owed
+             # the first reading: a rollback naming only restarts p has recovered from is a new failure
+             "stale_rollback_is_a_failure": False}
 
     def initial(self, ctx: Context, p: int) -> tuple[Vol, Stab]:
         z, e = (0,) * ctx.n, (frozenset(),) * ctx.n
-        vol = Vol(z, e, e, (None,) * ctx.n, e, frozenset(ctx.others(p)))
-        return vol, Stab(ckpts=((0, Saved(z, e, e, e)),), logs=((0, Log()),))
+        vol = Vol(z, e, e, (None,) * ctx.n, e, frozenset(ctx.others(p)), rec=none(ctx.n))
+        return vol, Stab(ckpts=((0, Saved(z, e, e, e)),), logs=((0, Log()),), rec=none(ctx.n))
+
+    def restarts_heard(self, ctx: Context, p: int, stab: Stab) -> int:
+        return heard(stab.rec)
 
     def coordinated_with(self, ctx: Context, p: int) -> tuple[int, ...]:
         return tuple(range(ctx.n))
@@ -372,16 +378,18 @@ class AppLevel(Protocol):
     # -- the wire --------------------------------------------------------------
     def on_packet(self, ctx: Context, p: int, vol: Vol, stab: Stab, pkt: Packet) -> Step:
         rec, line = pkt.hdr[0], pkt.hdr[1]
-        if rec < vol.rec:
-            if pkt.kind == "rollback":
-                # the sender restarted without hearing of the current incarnation:
-                # a new failure, so a new incarnation above both
-                return self._rollback(ctx, p, vol, stab, (vol.rec[0] + 1, p), min(line, stab.line), True)
-            return Step(vol, stab, (Note("stale_dropped"),))
         out: tuple = ()
-        if rec > vol.rec:
-            if not self._reachable(vol, stab, line):
-                return self._rollback(ctx, p, vol, stab, (rec[0] + 1, p), stab.line, True)
+        if rec != vol.rec:
+            if covers(vol.rec, rec):  # p has recovered from every restart it names
+                if pkt.kind == "rollback" and self.stale_rollback_is_a_failure:
+                    return self._rollback(ctx, p, vol, stab, restarted(vol.rec, p), min(line, stab.line), True)
+                return Step(vol, stab, (Note("stale_dropped"),))
+            if not covers(rec, vol.rec) or not self._reachable(vol, stab, line):
+                # each side knows a restart the other does not (two victims of one failure),
+                # or p cannot restore the sender's line: the join, on the lower line, told
+                # to everyone; the sender will roll back to it too, so its packet is dropped
+                vol, stab, out = self._rollback(ctx, p, vol, stab, join(vol.rec, rec), min(line, stab.line), True)
+                return Step(vol, stab, out + (Note("stale_dropped"),))
             vol, stab, out = self._rollback(ctx, p, vol, stab, rec, line, False)
         kind = pkt.kind
         if kind in ("rollback", "suppress"):
@@ -436,7 +444,7 @@ class AppLevel(Protocol):
 
     # -- recovery: "The Global View", "Possible Types of Messages" -------------
     def on_restart(self, ctx: Context, p: int, stab: Stab) -> Step:
-        vol, stab, out = self._rollback(ctx, p, None, stab, (stab.rec[0] + 1, p), stab.line, True)
+        vol, stab, out = self._rollback(ctx, p, None, stab, restarted(stab.rec, p), stab.line, True)
         return Step(vol, stab, (Note(f"recoveries_to_line_{stab.line}"),) + out)
 
     def _reachable(self, vol: Vol, stab: Stab, line: int) -> bool:

@@ -32,21 +32,9 @@ from typing import Any
 
 from rrcheck.protocols.base import (AppMsg, Checkpoint, Context, Deliver, Mail, Note, Packet,
                             Protocol, Restore, Send, Step, replace, value)
+from rrcheck.protocols.restarts import covers, heard, join, none, restarted
 
 COORDINATOR = 0
-
-
-def _restarted(epoch: tuple, p: int) -> tuple:
-    return epoch[:p] + (epoch[p] + 1,) + epoch[p + 1:]
-
-
-def _covers(a: tuple, b: tuple) -> bool:
-    """Has a line of epoch ``a`` recovered from every restart ``b`` names?"""
-    return all(x >= y for x, y in zip(a, b))
-
-
-def _join(a: tuple, b: tuple) -> tuple:
-    return tuple(max(x, y) for x, y in zip(a, b))
 
 
 @value
@@ -77,11 +65,10 @@ class GlobalCheckpoint(Protocol):
     KNOBS = {"next_wave_commits": True, "stale_rollback_is_a_failure": False}
 
     def initial(self, ctx: Context, p: int) -> tuple[Vol, Stab]:
-        none = (0,) * ctx.n
-        return Vol(epoch=none), Stab(epoch=none)
+        return Vol(epoch=none(ctx.n)), Stab(epoch=none(ctx.n))
 
     def restarts_heard(self, ctx: Context, p: int, stab: Stab) -> int:
-        return sum(stab.epoch)
+        return heard(stab.epoch)
 
     def coordinated_with(self, ctx: Context, p: int) -> tuple[int, ...]:
         return tuple(range(ctx.n))
@@ -101,15 +88,15 @@ class GlobalCheckpoint(Protocol):
         rollback = pkt.kind == "rollback"
         effects: tuple = ()
         if epoch != vol.epoch:
-            if _covers(vol.epoch, epoch):  # p has recovered from every restart it names
+            if covers(vol.epoch, epoch):  # p has recovered from every restart it names
                 if rollback and self.stale_rollback_is_a_failure:
-                    return self._rollback(ctx, p, stab, _restarted(vol.epoch, p), min(line, stab.line), notify=True)
+                    return self._rollback(ctx, p, stab, restarted(vol.epoch, p), min(line, stab.line), notify=True)
                 return Step(vol, stab, (Note("stale_dropped"),))
-            if not _covers(epoch, vol.epoch):
+            if not covers(epoch, vol.epoch):
                 # each side knows a restart the other does not (two victims of one failure):
                 # both lines give way to the join, on the lower line, and everyone is told;
                 # the packet's sender will roll back to it too, so its packet is dropped
-                vol, stab, effects = self._rollback(ctx, p, stab, _join(vol.epoch, epoch),
+                vol, stab, effects = self._rollback(ctx, p, stab, join(vol.epoch, epoch),
                                                     min(line, stab.line), notify=True)
                 return Step(vol, stab, effects + (() if rollback else (Note("stale_dropped"),)))
             # the sender rolled back to `line` for restarts p has not heard of
@@ -166,7 +153,7 @@ class GlobalCheckpoint(Protocol):
         return Step(Vol(epoch=vol.epoch), replace(stab, line=w), out)
 
     def on_restart(self, ctx: Context, p: int, stab: Stab) -> Step:
-        return self._rollback(ctx, p, stab, _restarted(stab.epoch, p), stab.line, notify=True)
+        return self._rollback(ctx, p, stab, restarted(stab.epoch, p), stab.line, notify=True)
 
     def _rollback(self, ctx: Context, p: int, stab: Stab, epoch: tuple, line: int, notify: bool) -> Step:
         stab = replace(stab, epoch=epoch, line=line)

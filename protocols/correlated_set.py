@@ -23,25 +23,34 @@ sets, pessimistic message logging goes on (protocols/logging.py):
   received since the checkpoint. A member that hears of the rollback from a
   packet of the new epoch — an application message or a token of the set's next
   wave that overtook the notice — rolls back as the notice would have it do.
+  An epoch names the restarts the set's line recovers from (protocols/restarts.py),
+  so a node crash that restarts every member rolls each back once per victim,
+  whatever order the notices arrive in. The first reading took epochs (count,
+  restarter) and an older notice for a new failure: on a set of three the epochs
+  grew without end (docs/findings.md §4; knob ``stale_rollback_is_a_failure``).
 """
 from __future__ import annotations
 
 
 from rrcheck.protocols.base import Checkpoint, Context, Note, Packet, Send, Step, replace
 from rrcheck.protocols.logging import MessageLogging, Saved, Stab, Vol
+from rrcheck.protocols.restarts import covers, heard
 
 
 class CorrelatedSet(MessageLogging):
     name = "correlated-set"
     scope = "group"
-    # an epoch (count, restarter) cannot say how many restarts a rollback takes in (docs/findings.md §4)
-    RECOVERY_BOUND = None
+    RECOVERY_BOUND = ("a failure rolls its correlated set back once: each rollback of a member takes in a "
+                      "restart its line had not recovered from (Bouteiller et al. 2013 §3.2)")
     source = "Bouteiller et al. 2013 §3.2–3.3"
     # newer_epoch_rolls_back: a control packet of a newer epoch implies its set's rollback
     KNOBS = {**MessageLogging.KNOBS, "silence": True, "newer_epoch_rolls_back": True}
 
     def set_of(self, ctx: Context, p: int) -> tuple[int, ...]:
         return ctx.group(p)
+
+    def restarts_heard(self, ctx: Context, p: int, stab: Stab) -> int:
+        return heard(stab.epoch)
 
     def _leader(self, ctx: Context, p: int) -> bool:
         return p == min(self.set_of(ctx, p))
@@ -74,13 +83,15 @@ class CorrelatedSet(MessageLogging):
         w, epoch, line = pkt.hdr
         effects: tuple = ()
         if epoch != vol.epoch:
-            if epoch < vol.epoch or not self.newer_epoch_rolls_back:  # a wave of an execution rolled back
+            if covers(vol.epoch, epoch) or not self.newer_epoch_rolls_back:  # a wave of an execution rolled back
                 return Step(vol, stab, (Note("stale_dropped"),))
             # Bouteiller et al. 2013 §3.2: a failure rolls the whole set back. A packet of a
             # newer epoch says the sender's set rolled back before the notice reached p (a
-            # token of the next wave overtook it): p rolls back to the line it carries, as
-            # for an application message in _receive; dropped, the wave waits for p forever
-            vol, stab, effects = self._rollback(ctx, p, vol, stab, epoch, line, notify=False)
+            # token of the next wave overtook it): p rolls back as for an application message
+            # in _receive; dropped, the wave waits for p forever
+            vol, stab, effects = self._catch_up(ctx, p, vol, stab, epoch, line)
+            if not covers(epoch, vol.epoch):  # p took the join: the sender will too, and start again
+                return Step(vol, stab, effects + (Note("stale_dropped"),))
         if pkt.kind == "ckpt":
             vol, stab, more = self._take(vol, replace(stab, line=w), w)
             return Step(vol, stab, effects + more)

@@ -24,6 +24,7 @@ from typing import Any
 from rrcheck.protocols.base import (AppMsg, Checkpoint, Context, Deliver, Mail, Note, Packet,
                             Protocol, Restore, Send, Step, replace, value)
 from rrcheck.protocols.rbml import ReceiverBased
+from rrcheck.protocols.restarts import covers, join, restarted
 
 
 @value
@@ -44,7 +45,7 @@ class Vol:
     rsn: int
     pending: tuple = ()        # determinants not yet on the event logger
     replay: tuple = ()         # logged determinants (RSN, source, SSN) to force during recovery
-    epoch: tuple = (0, -1)     # recovery epoch of the set (counter, restarter)
+    epoch: tuple = ()          # the restarts the set's line recovers from (protocols/restarts.py)
     wave: int = 0              # checkpoint wave in progress (0: none)
     stage: str = "run"         # run | silence | barrier1 | barrier2
     tokens: frozenset = frozenset()
@@ -59,15 +60,17 @@ class Stab:
     ckpts: tuple = ()          # (cid, Saved)
     line: int = 0              # the checkpoint this process (set) rolls back to
     waves: int = 0             # checkpoint ids issued (leader)
-    epoch: tuple = (0, -1)
+    epoch: tuple = ()
 
 
 class MessageLogging(Protocol):
     name = "message-logging"
     scope = "failed"
     RECOVERY_KINDS = frozenset({"rollback", "resend"})
+    # stale_rollback_is_a_failure: the first reading, a rollback naming only restarts the set
+    # has recovered from is a new failure (docs/findings.md §4)
     KNOBS = {"log_events": True, "log_internal_events": True, "payload_copy_external": True,
-             "drop_duplicates": True, "rollback_scope": "set"}
+             "drop_duplicates": True, "rollback_scope": "set", "stale_rollback_is_a_failure": False}
 
     # -- the set that rolls back together ------------------------------------
     def set_of(self, ctx: Context, p: int) -> tuple[int, ...]:
@@ -85,7 +88,7 @@ class MessageLogging(Protocol):
     # -- state ---------------------------------------------------------------
     def initial(self, ctx: Context, p: int) -> tuple[Vol, Stab]:
         z = (0,) * ctx.n
-        return Vol(z, (), z, 0), Stab(ckpts=((0, Saved(z, (), z, 0)),))
+        return Vol(z, (), z, 0, epoch=z), Stab(ckpts=((0, Saved(z, (), z, 0)),), epoch=z)
 
     def _saved(self, stab: Stab, cid: int) -> Saved:
         return dict(stab.ckpts)[cid]
@@ -142,15 +145,23 @@ class MessageLogging(Protocol):
                 out += (Send(Packet(p, pkt.src, "resend", (vol.rcv[pkt.src], False))),)
             return Step(vol, stab, out)
         if kind == "rollback":
-            if pkt.hdr[0] < vol.epoch:
-                # the sender restarted after p's set took the current epoch (it was
-                # down when that rollback went out): a new failure, a new epoch above both
-                fresh = (vol.epoch[0] + 1, p)
-                return self._rollback(ctx, p, vol, stab, fresh, min(pkt.hdr[1], stab.line), notify=True)
-            if pkt.hdr[0] == vol.epoch:
-                return Step(vol, stab)
-            return self._rollback(ctx, p, vol, stab, pkt.hdr[0], pkt.hdr[1], notify=False)
+            epoch, line = pkt.hdr
+            if epoch != vol.epoch and covers(vol.epoch, epoch) and self.stale_rollback_is_a_failure:
+                return self._rollback(ctx, p, vol, stab, restarted(vol.epoch, p), min(line, stab.line), notify=True)
+            return self._catch_up(ctx, p, vol, stab, epoch, line) or Step(vol, stab)
         return self.on_control(ctx, p, vol, stab, pkt)
+
+    def _catch_up(self, ctx: Context, p: int, vol: Vol, stab: Stab, epoch: tuple, line: int) -> Step | None:
+        """The rollback a packet from p's set implies (Bouteiller et al. 2013 §3.2: a failure
+        rolls the whole set back), by its epoch (protocols/restarts.py): none if p's line
+        has recovered from every restart it names; to the sender's line if it names more;
+        if each side knows a restart the other does not (two victims of one node crash),
+        to the join of both on the lower line, told to the set, as the sender will do."""
+        if covers(vol.epoch, epoch):
+            return None
+        if covers(epoch, vol.epoch):
+            return self._rollback(ctx, p, vol, stab, epoch, line, notify=False)
+        return self._rollback(ctx, p, vol, stab, join(vol.epoch, epoch), min(line, stab.line), notify=True)
 
     def on_control(self, ctx: Context, p: int, vol: Vol, stab: Stab, pkt: Packet) -> Step:
         raise ValueError(f"{self.name}: unexpected packet {pkt.kind!r}")
@@ -160,10 +171,12 @@ class MessageLogging(Protocol):
         ssn, epoch, line = pkt.hdr
         effects: tuple = ()
         if src in self.set_of(ctx, p) and epoch != vol.epoch:
-            if epoch < vol.epoch:  # sent before the set rolled back: re-sent by re-execution
-                return Step(vol, stab, (Note("stale_dropped"),))
-            # the sender's set has rolled back and this process has not heard yet
-            vol, stab, effects = self._rollback(ctx, p, vol, stab, epoch, line, notify=False)
+            # sent before the set rolled back (re-sent by re-execution), or for a restart
+            # p does not know while p knows another (the sender rolls back to the join too)
+            stale = covers(vol.epoch, epoch) or not covers(epoch, vol.epoch)
+            vol, stab, effects = self._catch_up(ctx, p, vol, stab, epoch, line) or Step(vol, stab)
+            if stale:
+                return Step(vol, stab, effects + (Note("stale_dropped"),))
         if ssn != vol.rcv[src] + 1 and self.drop_duplicates:
             note = "duplicates_dropped" if ssn <= vol.rcv[src] else "out_of_order_dropped"
             return Step(vol, stab, effects + (Note(note),))
@@ -206,7 +219,7 @@ class MessageLogging(Protocol):
 
     # -- failures ----------------------------------------------------------------
     def on_restart(self, ctx: Context, p: int, stab: Stab) -> Step:
-        return self._rollback(ctx, p, None, stab, (stab.epoch[0] + 1, p), stab.line, notify=True)
+        return self._rollback(ctx, p, None, stab, restarted(stab.epoch, p), stab.line, notify=True)
 
     def _rollback(self, ctx: Context, p: int, vol: Vol | None, stab: Stab, epoch: tuple, line: int,
                   notify: bool) -> Step:

@@ -72,6 +72,12 @@ MUTANTS: dict[str, Mutant] = {m.name: m for m in (
            "sender rolled back first); dropping it as stale leaves the receiver out of the wave",
            "Bouteiller et al. 2013 §3.2 (a failure rolls the whole set back), §3.3.3 (tokens)",
            ("Termination",)),
+    Mutant("correlated-set/stale-rollback-is-a-failure", "correlated-set", {"stale_rollback_is_a_failure": True},
+           "a rollback naming only restarts the set's line has recovered from is no new failure; taking it for "
+           "one rolls the set back again for a failure it has already recovered from",
+           "Bouteiller et al. 2013 §3.2 (\"all processes of that set have to roll back to their last checkpoint\": "
+           "once per failure)", ("RecoveryBound",),
+           extra={"unbounded": "the epochs grow without end: its state graph is infinite"}),
     Mutant("chandy-lamport/no-channel-recording", "chandy-lamport", {"record_channels": False},
            "messages arriving between a checkpoint and the channel's marker are recorded",
            "Chandy–Lamport; Bouteiller et al. 2013 §3.2.1", ("NoInTransitInGroup", "NoLostMessage", "Termination")),
@@ -194,6 +200,11 @@ MUTANTS: dict[str, Mutant] = {m.name: m for m in (
            "already has (two failures)",
            "Bronevetsky et al., C3, \"Handling Early Messages\", \"The Global View\"",
            ("NoDuplicateDelivery",)),
+    Mutant("app-level/stale-rollback-is-a-failure", "app-level", {"stale_rollback_is_a_failure": True},
+           "a rollback naming only restarts the incarnation has recovered from is no new failure; taking it for "
+           "one starts an incarnation that every rollback still in flight outdates again: a rollback storm",
+           "Bronevetsky et al., C3, \"The Global View\" (a failure rolls every process back to the line, once)",
+           ("RecoveryBound",), extra={"unbounded": "the incarnations grow without end: its state graph is infinite"}),
     # Meyer 2014 (Meyer's thesis): the digest's list, numbered as there
     Mutant("hmpl/no-wildcard-block", "hmpl", {"block_on_wildcard": False},
            "after an ANY_SOURCE reception the receiver waits until the message is fully logged (1)",

@@ -20,7 +20,7 @@ from pathlib import Path
 from rrcheck.errors import UsageError
 from rrcheck.mpi import env, mpiexec  # noqa: F401 - rrcheck run and its callers launch through these
 from rrcheck.runtime import apps
-from rrcheck.runtime.files import CrashSpec, RunConfig, load_result
+from rrcheck.runtime.files import CrashSpec, RunConfig, journal_path, load_result
 
 TEARDOWN_GRACE = 15.0
 MAX_RANKS = 256            # refused before launching: every rank is a process here
@@ -279,12 +279,16 @@ def run(cfg: RunConfig, run_dir: Path, timeout: float = 120.0, hostfile: str | N
     specs = [f"node:{c.node}@{c.at}" if c.node is not None else f"{c.rank}@{c.at}" for c in cfg.crashes]
     failures = max((r.failures for r in got.results if r is not None), default=0)
     equal = outputs(got.results, _deterministic(cfg)) == ref if got.status == "finished" else None
-    trace = None
-    if check and cfg.trace and got.status in ("finished", "hang"):
+    trace, stderr = None, got.stderr
+    silent = [p for p in range(cfg.n) if not journal_path(run_dir, p, 0).exists()] if cfg.trace else []
+    if got.status == "hang" and silent:
+        stderr += (f"\nrrcheck: rank {silent[0]} journaled nothing before the timeout: the run hung in start-up, "
+                   "before any protocol step, so there is no trace to check\n")
+    elif check and cfg.trace and got.status in ("finished", "hang"):
         # after a hang the journals are a consistent cut (a packet is journaled
         # before it is sent): the model says whether the protocol itself is
         # stuck there (a violation explains the hang) or the runtime is
         from rrcheck.runtime.check import check_trace
         trace = check_trace(run_dir, partial=got.status == "hang").as_dict()
     return RunReport(cfg.protocol, cfg.workload, cfg.n, cfg.nodes, cfg.mode, specs, got.status,
-                     round(got.seconds, 2), failures, equal, trace, str(run_dir), got.stderr, got.teardown_killed)
+                     round(got.seconds, 2), failures, equal, trace, str(run_dir), stderr, got.teardown_killed)

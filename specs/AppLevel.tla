@@ -34,13 +34,16 @@
 (*   CheckpointSuppressions  a checkpoint keeps the suppressions still     *)
 (*                   owed (app-level/checkpoint-drops-suppressions sets    *)
 (*                   it FALSE)                                             *)
+(*   StaleRollbackIsAFailure  the first reading: a rollback naming only    *)
+(*                   restarts p's incarnation recovers from is a new       *)
+(*                   failure (a rollback storm, rrcheck's findings §4)     *)
 (***************************************************************************)
 EXTENDS Naturals, Integers, Sequences, FiniteSets, TLC, RRValues
 
 CONSTANTS N, Prog, NodeOf, GroupOf, Fifo, MaxFailures, MaxCheckpoints, CrashKinds,
           AtSites, NoFailureDuringRecovery
 CONSTANTS LogLate, SuppressEarly, LogNondet, ReadyAfterLate, StopOnStoppedSender, LateFromEverySender,
-          ReplayByMessageId, CheckpointSuppressions
+          ReplayByMessageId, CheckpointSuppressions, StaleRollbackIsAFailure
 
 VARIABLES procs, wire, failures, failed
 vars == <<procs, wire, failures, failed>>
@@ -57,7 +60,6 @@ NoCount == Down      \* Python's None (checker/tla/values.py reads None as this 
 Empties == [i \in 1..N |-> {}]
 Zeros == [i \in 1..N |-> 0]
 EmptyLog == [late |-> <<>>, events |-> <<>>]
-RecLess(a, b) == a[1] < b[1] \/ (a[1] = b[1] /\ a[2] < b[2])
 Min(a, b) == IF a <= b THEN a ELSE b
 \* pairs <<key, value>>: the value of key k (rrcheck's _get), and k set to v at the end (_put)
 Get(pairs, k) == pairs[CHOOSE i \in DOMAIN pairs : pairs[i][1] = k /\ \A j \in 1..(i - 1) : pairs[j][1] # k][2]
@@ -78,10 +80,10 @@ Hdr(vol) == <<vol.rec, vol.line>>
 ProtoInit(p) ==
     <<[sent |-> Zeros, rcvd |-> Empties, early |-> Empties, counts |-> [i \in 1..N |-> NoCount],
        suppress |-> Empties, heard |-> All \ {p}, epoch |-> 0, logging |-> FALSE, log |-> EmptyLog,
-       ok |-> 0, ready |-> FALSE, readies |-> {}, replay |-> <<>>, rec |-> <<0, -1>>, line |-> 0,
+       ok |-> 0, ready |-> FALSE, readies |-> {}, replay |-> <<>>, rec |-> Zeros, line |-> 0,
        held |-> <<>>],
       [ckpts |-> << <<0, [sent |-> Zeros, rcvd |-> Empties, early |-> Empties, suppress |-> Empties]>> >>,
-       logs |-> << <<0, EmptyLog>> >>, line |-> 0, rec |-> <<0, -1>>]>>
+       logs |-> << <<0, EmptyLog>> >>, line |-> 0, rec |-> Zeros]>>
 
 Recovering(p, vol) == Cardinality(vol.heard) < N - 1
 
@@ -195,7 +197,7 @@ Rollback(p, vol, hasVol, stab, rec, line, initiate) ==
                    \o ToOthers(p, kind, LAMBDA q : <<rec, line, IF SuppressEarly THEN At(saved.early, q) ELSE {}>>))
 
 OnRestart(p, stab) ==
-    LET r == Rollback(p, NoCount, FALSE, stab, <<stab.rec[1] + 1, p>>, stab.line, TRUE) IN
+    LET r == Rollback(p, NoCount, FALSE, stab, Restarted(stab.rec, p), stab.line, TRUE) IN
     Step(r.vol, r.stab, <<Note("recoveries")>> \o r.eff)
 
 -----------------------------------------------------------------------------
@@ -318,18 +320,19 @@ Handle(p, vol, stab, pk) ==
 
 OnPacket(p, vol, stab, pk) ==
     LET rec == pk.hdr[1]  line == pk.hdr[2] IN
-    IF RecLess(rec, vol.rec)
-    THEN IF pk.kind = "rollback"
-         \* the sender restarted without hearing of the current incarnation:
-         \* a new failure, so a new incarnation above both
-         THEN Rollback(p, vol, TRUE, stab, <<vol.rec[1] + 1, p>>, Min(line, stab.line), TRUE)
+    IF rec = vol.rec THEN Handle(p, vol, stab, pk)
+    ELSE IF Covers(vol.rec, rec)  \* p has recovered from every restart it names
+    THEN IF pk.kind = "rollback" /\ StaleRollbackIsAFailure
+         THEN Rollback(p, vol, TRUE, stab, Restarted(vol.rec, p), Min(line, stab.line), TRUE)
          ELSE Step(vol, stab, <<Note("stale_dropped")>>)
-    ELSE IF RecLess(vol.rec, rec)
-    THEN IF ~Reachable(vol, stab, line) THEN Rollback(p, vol, TRUE, stab, <<rec[1] + 1, p>>, stab.line, TRUE)
-         ELSE LET r == Rollback(p, vol, TRUE, stab, rec, line, FALSE)
-                  h == Handle(p, r.vol, r.stab, pk)
-              IN Step(h.vol, h.stab, r.eff \o h.eff)
-    ELSE Handle(p, vol, stab, pk)
+    ELSE IF ~Covers(rec, vol.rec) \/ ~Reachable(vol, stab, line)
+    THEN \* each side knows a restart the other does not, or p cannot restore the sender's
+         \* line: the join, on the lower line, told to everyone; the sender will take it too
+         LET r == Rollback(p, vol, TRUE, stab, EpochJoin(vol.rec, rec), Min(line, stab.line), TRUE)
+         IN Step(r.vol, r.stab, r.eff \o <<Note("stale_dropped")>>)
+    ELSE LET r == Rollback(p, vol, TRUE, stab, rec, line, FALSE)
+             h == Handle(p, r.vol, r.stab, pk)
+         IN Step(h.vol, h.stab, r.eff \o h.eff)
 
 Holdings(p, vol, stab) == {vol.held[i].msg : i \in DOMAIN vol.held}
 RecordedChannels(p, stab, cid) ==
@@ -343,9 +346,8 @@ RestoredTo(p, before, after) ==
     IF after.alive /\ (IF before.alive THEN after.stab.rec # before.stab.rec ELSE TRUE)
     THEN {after.stab.line} ELSE {}
 
-\* RecoveryBound counts no restart here: only a failed process rolls back, at its
-\* restart (or, where survivors roll back, the bound is not declared yet)
-RestartsHeard(p, stab) == 0
+\* RecoveryBound: the restarts p's incarnation recovers from
+RestartsHeard(p, stab) == RestartCount(stab.rec)
 
 -----------------------------------------------------------------------------
 Sys == INSTANCE RollbackRecovery

@@ -54,11 +54,7 @@ All == 0..(N - 1)
 
 \* An epoch: per process (index p + 1), the restarts of it a line recovers from.
 NoRestart == [i \in 1..N |-> 0]
-Restarted(e, p) == [e EXCEPT ![p + 1] = @ + 1]
-Covers(a, b) == \A i \in 1..N : a[i] >= b[i]
-EpochJoin(a, b) == [i \in 1..N |-> IF a[i] >= b[i] THEN a[i] ELSE b[i]]
-RestartsHeard(p, stab) ==
-    LET sum[i \in 0..N] == IF i = 0 THEN 0 ELSE sum[i - 1] + stab.epoch[i] IN sum[N]
+RestartsHeard(p, stab) == RestartCount(stab.epoch)
 
 \* vol: lost at a crash; stab: stable storage
 NewVol(epoch) == [epoch |-> epoch, wave |-> 0, taken |-> FALSE, markers |-> {},

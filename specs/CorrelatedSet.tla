@@ -25,7 +25,13 @@
 (*    messages are dropped by SSN; a member that hears of the rollback     *)
 (*    from a packet of the new epoch (an application message, or a token   *)
 (*    of the next wave that overtook the notice) rolls back as the notice  *)
-(*    would have it do.                                                    *)
+(*    would have it do. An epoch names the restarts the set's line         *)
+(*    recovers from, one count per process (a restart vector): a packet    *)
+(*    whose epoch p's covers is stale, one that covers p's makes p roll    *)
+(*    back to its line, and two epochs neither covers (two victims of one  *)
+(*    node crash) give way to their join, on the lower line, told to the   *)
+(*    set: a failure rolls the set back once per victim, whatever order    *)
+(*    the notices arrive in.                                               *)
 (* As rrcheck's protocols/correlated_set.py and the MessageLogging part of *)
 (* protocols/logging.py, whose records and names this module keeps.        *)
 (*                                                                         *)
@@ -39,13 +45,16 @@
 (*   NewerEpochRollsBack            a control packet of a newer epoch      *)
 (*                                  implies the rollback (mutant newer-    *)
 (*                                  epoch-token-dropped sets it FALSE)     *)
+(*   StaleRollbackIsAFailure        the first reading: a notice naming     *)
+(*                                  only restarts p's line recovers from   *)
+(*                                  is a new failure (a rollback storm)    *)
 (***************************************************************************)
 EXTENDS Naturals, Integers, Sequences, FiniteSets, TLC, RRValues, AppEvents
 
 CONSTANTS N, Prog, NodeOf, GroupOf, Fifo, MaxFailures, MaxCheckpoints, CrashKinds,
           AtSites, NoFailureDuringRecovery
 CONSTANTS LogEvents, LogInternalEvents, PayloadCopyExternal, DropDuplicates, RollbackToAll, Silence,
-          NewerEpochRollsBack
+          NewerEpochRollsBack, StaleRollbackIsAFailure
 
 VARIABLES procs, wire, failures, failed
 
@@ -58,7 +67,6 @@ Asc(S) == IF S = {} THEN <<>> ELSE LET x == CHOOSE x \in S : \A y \in S : x <= y
                                    IN <<x>> \o Asc(S \ {x})
 Set(t, i, v) == [t EXCEPT ![i + 1] = v]                      \* t indexed from 0
 At(t, i) == t[i + 1]
-EpochLess(a, b) == a[1] < b[1] \/ (a[1] = b[1] /\ a[2] < b[2])
 Zeros == [i \in 1..N |-> 0]
 
 \* The protocol part of a checkpoint: all but the event log
@@ -68,8 +76,8 @@ NewVol(s, replay, epoch, asked) ==
      epoch |-> epoch, wave |-> 0, stage |-> "run", tokens |-> {}, b1 |-> {}, b2 |-> {}, asked |-> asked]
 ProtoInit(p) ==
     LET s0 == [ssn |-> Zeros, log |-> <<>>, rcv |-> Zeros, rsn |-> 0] IN
-    <<NewVol(s0, <<>>, <<0, -1>>, {}),
-      [events |-> <<>>, ckpts |-> << <<0, s0>> >>, line |-> 0, waves |-> 0, epoch |-> <<0, -1>>]>>
+    <<NewVol(s0, <<>>, Zeros, {}),
+      [events |-> <<>>, ckpts |-> << <<0, s0>> >>, line |-> 0, waves |-> 0, epoch |-> Zeros]>>
 
 \* Is the reception of a message from src event-logged (Theorem 2)?
 Logged(p, src) == IF ~LogEvents THEN FALSE ELSE IF LogInternalEvents THEN TRUE ELSE src \notin SetOf(p)
@@ -129,7 +137,14 @@ Rollback(p, stab, epoch, line, notify) ==
             \o (IF notify THEN ToEach(p, Asc(targets), "rollback", <<epoch, line>>) ELSE <<>>)
             \o Map(LAMBDA q : Send(Packet(p, q, "resend", <<At(s.rcv, q), TRUE>>, <<>>)), Asc(outside)))
 
-OnRestart(p, stab) == Rollback(p, stab, <<stab.epoch[1] + 1, p>>, stab.line, TRUE)
+OnRestart(p, stab) == Rollback(p, stab, Restarted(stab.epoch, p), stab.line, TRUE)
+
+\* The rollback a packet of p's set implies (§3.2: a failure rolls the whole set
+\* back), by its epoch: to the sender's line if it covers p's; if neither covers
+\* the other, to the join on the lower line, told to the set, as the sender will do
+CatchUp(p, vol, stab, epoch, line) ==
+    IF Covers(epoch, vol.epoch) THEN Rollback(p, stab, epoch, line, FALSE)
+    ELSE Rollback(p, stab, EpochJoin(vol.epoch, epoch), IF line < stab.line THEN line ELSE stab.line, TRUE)
 
 \* payload copy: serve the logged messages a recovering dst lacks
 Serve(p, vol, stab, dst, after) ==
@@ -139,10 +154,12 @@ Serve(p, vol, stab, dst, after) ==
 
 Receive(p, vol, stab, pk) ==
     LET src == pk.src  ssn == pk.hdr[1]  epoch == pk.hdr[2]  line == pk.hdr[3]
-        newer == src \in SetOf(p) /\ epoch # vol.epoch /\ ~EpochLess(epoch, vol.epoch)
-        r == IF newer THEN Rollback(p, stab, epoch, line, FALSE) ELSE Step(vol, stab, <<>>)
-    IN IF src \in SetOf(p) /\ EpochLess(epoch, vol.epoch)
-       THEN Step(vol, stab, <<Note("stale_dropped")>>)   \* sent before the set rolled back
+        behind == src \in SetOf(p) /\ ~Covers(vol.epoch, epoch)
+        r == IF behind THEN CatchUp(p, vol, stab, epoch, line) ELSE Step(vol, stab, <<>>)
+    IN \* sent before the set rolled back, or for a restart p did not know while
+       \* p knew another (the sender takes the join too)
+       IF src \in SetOf(p) /\ epoch # vol.epoch /\ (Covers(vol.epoch, epoch) \/ ~Covers(epoch, vol.epoch))
+       THEN Step(r.vol, r.stab, r.eff \o <<Note("stale_dropped")>>)
        ELSE IF ssn # At(r.vol.rcv, src) + 1 /\ DropDuplicates
        THEN Step(r.vol, r.stab, r.eff \o <<Note(IF ssn <= At(r.vol.rcv, src) THEN "duplicates_dropped"
                                               ELSE "out_of_order_dropped")>>)
@@ -195,14 +212,15 @@ OnWavePacket(p, vol, stab, pk) ==
 OnControl(p, vol, stab, pk) ==
     LET epoch == pk.hdr[2] line == pk.hdr[3] IN
     IF epoch = vol.epoch THEN OnWavePacket(p, vol, stab, pk)
-    ELSE IF EpochLess(epoch, vol.epoch) \/ ~NewerEpochRollsBack
+    ELSE IF Covers(vol.epoch, epoch) \/ ~NewerEpochRollsBack
     THEN Step(vol, stab, <<Note("stale_dropped")>>)  \* of an execution rolled back
     ELSE \* the sender's set rolled back before the notice reached p (a token of the
-         \* next wave overtook it): p rolls back to the line it carries, as for an
-         \* application message in Receive (§3.2: the whole set rolls back)
-         LET r == Rollback(p, stab, epoch, line, FALSE)
-             h == OnWavePacket(p, r.vol, r.stab, pk)
-         IN Step(h.vol, h.stab, r.eff \o h.eff)
+         \* next wave overtook it): p rolls back, as for an application message in
+         \* Receive (§3.2: the whole set rolls back)
+         LET r == CatchUp(p, vol, stab, epoch, line) IN
+         IF ~Covers(epoch, vol.epoch)  \* p took the join: the sender will too, and start again
+         THEN Step(r.vol, r.stab, r.eff \o <<Note("stale_dropped")>>)
+         ELSE LET h == OnWavePacket(p, r.vol, r.stab, pk) IN Step(h.vol, h.stab, r.eff \o h.eff)
 
 -----------------------------------------------------------------------------
 (* The handlers the system model calls                                      *)
@@ -216,11 +234,12 @@ OnPacket(p, vol, stab, pk) ==
            THEN Step(s.vol, s.stab, s.eff \o <<Send(Packet(p, pk.src, "resend", <<At(vol.rcv, pk.src), FALSE>>, <<>>))>>)
            ELSE s
       [] pk.kind = "rollback" ->
-           IF EpochLess(pk.hdr[1], vol.epoch)
-           \* the sender restarted after p's set took the current epoch: a new failure
-           THEN Rollback(p, stab, <<vol.epoch[1] + 1, p>>, IF pk.hdr[2] < stab.line THEN pk.hdr[2] ELSE stab.line, TRUE)
-           ELSE IF pk.hdr[1] = vol.epoch THEN Step(vol, stab, <<>>)
-           ELSE Rollback(p, stab, pk.hdr[1], pk.hdr[2], FALSE)
+           IF Covers(vol.epoch, pk.hdr[1])
+           THEN IF pk.hdr[1] # vol.epoch /\ StaleRollbackIsAFailure  \* the first reading: a new failure
+                THEN Rollback(p, stab, Restarted(vol.epoch, p), IF pk.hdr[2] < stab.line THEN pk.hdr[2] ELSE stab.line,
+                              TRUE)
+                ELSE Step(vol, stab, <<>>)
+           ELSE CatchUp(p, vol, stab, pk.hdr[1], pk.hdr[2])
       [] OTHER -> OnControl(p, vol, stab, pk)
 
 InternalSteps(p, vol, stab, mayCheckpoint) ==
@@ -241,9 +260,8 @@ ScopeOf(f) == UNION {SetOf(x) : x \in f}                     \* the failed sets
 RestoredTo(p, before, after) ==                               \* a rollback always takes a new epoch
     IF after.alive /\ after.stab.epoch # before.stab.epoch THEN {after.stab.line} ELSE {}
 
-\* RecoveryBound counts no restart here: only a failed process rolls back, at its
-\* restart (or, where survivors roll back, the bound is not declared yet)
-RestartsHeard(p, stab) == 0
+\* RecoveryBound: the restarts p's line recovers from
+RestartsHeard(p, stab) == RestartCount(stab.epoch)
 
 -----------------------------------------------------------------------------
 Sys == INSTANCE RollbackRecovery

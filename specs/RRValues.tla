@@ -27,4 +27,11 @@ Mail(m, hdr) == [msg |-> m, hdr |-> hdr]
 Others(p, n) == [i \in 1..(n - 1) |-> IF i - 1 < p THEN i - 1 ELSE i]
 \* the sequence of f(x) for x in s
 Map(f(_), s) == [i \in DOMAIN s |-> f(s[i])]
+
+\* Restart vectors (rrcheck's protocols/restarts.py): an epoch names, per process
+\* (index p + 1), the restarts of it a recovery line recovers from
+Restarted(e, p) == [e EXCEPT ![p + 1] = @ + 1]
+Covers(a, b) == \A i \in DOMAIN a : a[i] >= b[i]       \* a recovered from all b names
+EpochJoin(a, b) == [i \in DOMAIN a |-> IF a[i] >= b[i] THEN a[i] ELSE b[i]]
+RestartCount(e) == LET sum[i \in 0..Len(e)] == IF i = 0 THEN 0 ELSE sum[i - 1] + e[i] IN sum[Len(e)]
 =============================================================================

@@ -84,6 +84,7 @@ def test_invariants_app_level_log_end_rule_alone_catches(checked, prop, mutant):
 # --- the handlers, beside the slides -----------------------------------------
 
 CTX = Context(2, (0, 1), (0, 1), fifo=False)
+NONE = (0, 0)  # the incarnation before any restart: no restart of either process
 P = AppLevel()
 
 
@@ -95,11 +96,11 @@ def test_invariants_app_level_late_message_logged_and_replayed():
     """"Handling Late Messages": recorded at the receiver, re-read on recovery."""
     vol, stab = P.initial(CTX, 0)
     vol, stab, _ = P.on_internal(CTX, 0, vol, stab, "checkpoint")   # P0 checkpoints line 1
-    late = Packet(1, 0, "app", ((0, -1), 0, 0, True, 0), _msg(1, 0))  # P1 still in epoch 0
+    late = Packet(1, 0, "app", (NONE, 0, 0, True, 0), _msg(1, 0))  # P1 still in epoch 0
     vol, stab, out = P.on_packet(CTX, 0, vol, stab, late)
     assert vol.log.late == ((0, late.msg),) and any(isinstance(e, Deliver) for e in out)
-    vol, stab, _ = P.on_packet(CTX, 0, vol, stab, Packet(1, 0, "count", ((0, -1), 0, 1, 1)))
-    vol, stab, _ = P.on_packet(CTX, 0, vol, stab, Packet(1, 0, "ready", ((0, -1), 0, 1)))
+    vol, stab, _ = P.on_packet(CTX, 0, vol, stab, Packet(1, 0, "count", (NONE, 0, 1, 1)))
+    vol, stab, _ = P.on_packet(CTX, 0, vol, stab, Packet(1, 0, "ready", (NONE, 0, 1)))
     assert not vol.logging and stab.line == 1  # Stop_logging: log saved with checkpoint 1
     vol, stab, out = P.on_restart(CTX, 0, stab)
     assert Restore(1) in out
@@ -109,14 +110,14 @@ def test_invariants_app_level_late_message_logged_and_replayed():
 def test_invariants_app_level_ready_waits_for_late_messages():
     """Ready_to_stop_logging only once every late message arrived."""
     vol, stab = P.initial(CTX, 1)
-    vol, stab, _ = P.on_packet(CTX, 1, vol, stab, Packet(0, 1, "chkpt_ok", ((0, -1), 0, 1, 1)))
+    vol, stab, _ = P.on_packet(CTX, 1, vol, stab, Packet(0, 1, "chkpt_ok", (NONE, 0, 1, 1)))
     vol, stab, out = P.on_site(CTX, 1, vol, stab)
     assert vol.logging and not any(isinstance(e, Send) and e.packet.kind == "ready" for e in out)
-    vol, stab, out = P.on_packet(CTX, 1, vol, stab, Packet(0, 1, "app", ((0, -1), 0, 0, False, 0), _msg(0, 1)))
+    vol, stab, out = P.on_packet(CTX, 1, vol, stab, Packet(0, 1, "app", (NONE, 0, 0, False, 0), _msg(0, 1)))
     assert any(isinstance(e, Send) and e.packet.kind == "ready" for e in out)
     early = AppLevel(ready_after_late=False)
     v2, s2 = early.initial(CTX, 1)
-    v2, s2, _ = early.on_packet(CTX, 1, v2, s2, Packet(0, 1, "chkpt_ok", ((0, -1), 0, 1, 1)))
+    v2, s2, _ = early.on_packet(CTX, 1, v2, s2, Packet(0, 1, "chkpt_ok", (NONE, 0, 1, 1)))
     _, _, out = early.on_site(CTX, 1, v2, s2)
     assert any(isinstance(e, Send) and e.packet.kind == "ready" for e in out)
 
@@ -143,11 +144,11 @@ def test_invariants_app_level_replay_holds_a_message_until_its_turn():
     vol, stab = P.initial(CTX, 0)
     vol, stab, _ = P.on_internal(CTX, 0, vol, stab, "checkpoint")
     m1, m2 = _msg(1, 0, 0), _msg(1, 0, 1)
-    vol, stab, _ = P.on_packet(CTX, 0, vol, stab, Packet(1, 0, "app", ((0, -1), 0, 1, True, 1), m2))
+    vol, stab, _ = P.on_packet(CTX, 0, vol, stab, Packet(1, 0, "app", (NONE, 0, 1, True, 1), m2))
     vol, stab, _ = P.on_match(CTX, 0, vol, stab, Mail(m2, (1,)))
-    vol, stab, _ = P.on_packet(CTX, 0, vol, stab, Packet(1, 0, "app", ((0, -1), 0, 0, True, 0), m1))
-    vol, stab, _ = P.on_packet(CTX, 0, vol, stab, Packet(1, 0, "count", ((0, -1), 0, 1, 1)))
-    vol, stab, _ = P.on_packet(CTX, 0, vol, stab, Packet(1, 0, "ready", ((0, -1), 0, 1)))
+    vol, stab, _ = P.on_packet(CTX, 0, vol, stab, Packet(1, 0, "app", (NONE, 0, 0, True, 0), m1))
+    vol, stab, _ = P.on_packet(CTX, 0, vol, stab, Packet(1, 0, "count", (NONE, 0, 1, 1)))
+    vol, stab, _ = P.on_packet(CTX, 0, vol, stab, Packet(1, 0, "ready", (NONE, 0, 1)))
     assert stab.line == 1 and _get(stab.logs, 1).events == (("recv", 1, 1),)
     vol, stab, out = P.on_restart(CTX, 0, stab)
     assert not any(isinstance(e, Deliver) for e in out) and vol.held == (Mail(m1, (0,)),)
@@ -167,10 +168,10 @@ def test_invariants_app_level_early_message_suppressed_on_recovery():
     """"Handling Early Messages": the receiver records it and, on recovery,
     tells the sender, whose re-send is suppressed."""
     vol, stab = P.initial(CTX, 1)
-    early = Packet(0, 1, "app", ((0, -1), 0, 1, True, 0), _msg(0, 1))  # P0 already in epoch 1
+    early = Packet(0, 1, "app", (NONE, 0, 1, True, 0), _msg(0, 1))  # P0 already in epoch 1
     vol, stab, _ = P.on_packet(CTX, 1, vol, stab, early)
     assert vol.early[0] == {0}
-    vol, stab, _ = P.on_packet(CTX, 1, vol, stab, Packet(0, 1, "chkpt_ok", ((0, -1), 0, 1, 0)))
+    vol, stab, _ = P.on_packet(CTX, 1, vol, stab, Packet(0, 1, "chkpt_ok", (NONE, 0, 1, 0)))
     vol, stab, _ = P.on_site(CTX, 1, vol, stab)
     vol, stab, out = P.on_packet(CTX, 1, vol, stab, Packet(0, 1, "rollback", ((1, 0), 1, frozenset())))
     told = [e.packet for e in out if isinstance(e, Send) and e.packet.kind == "suppress"]
@@ -186,15 +187,15 @@ def test_invariants_app_level_stop_rules():
     stopped, or on a Chkpt_Ok of the next line that overtook Stop_logging."""
     assert stopped(1, False, 1) and stopped(2, True, 1) and not stopped(1, True, 1)
     vol, stab = P.initial(CTX, 1)
-    vol, stab, _ = P.on_packet(CTX, 1, vol, stab, Packet(0, 1, "chkpt_ok", ((0, -1), 0, 1, 0)))
+    vol, stab, _ = P.on_packet(CTX, 1, vol, stab, Packet(0, 1, "chkpt_ok", (NONE, 0, 1, 0)))
     vol, stab, _ = P.on_site(CTX, 1, vol, stab)
     assert vol.logging
-    v1, s1, _ = P.on_packet(CTX, 1, vol, stab, Packet(0, 1, "app", ((0, -1), 0, 1, False, 0), _msg(0, 1)))
+    v1, s1, _ = P.on_packet(CTX, 1, vol, stab, Packet(0, 1, "app", (NONE, 0, 1, False, 0), _msg(0, 1)))
     assert not v1.logging and s1.line == 1
-    v2, s2, _ = P.on_packet(CTX, 1, vol, stab, Packet(0, 1, "chkpt_ok", ((0, -1), 0, 2, 0)))
+    v2, s2, _ = P.on_packet(CTX, 1, vol, stab, Packet(0, 1, "chkpt_ok", (NONE, 0, 2, 0)))
     assert not v2.logging and s2.line == 1 and v2.ok == 2
     v3, _, _ = AppLevel(stop_on_stopped_sender=False).on_packet(
-        CTX, 1, vol, stab, Packet(0, 1, "app", ((0, -1), 0, 1, False, 0), _msg(0, 1)))
+        CTX, 1, vol, stab, Packet(0, 1, "app", (NONE, 0, 1, False, 0), _msg(0, 1)))
     assert v3.logging
 
 
@@ -203,14 +204,14 @@ def test_invariants_app_level_collective_inside_log_with_a_partner_behind():
     behind the line, the call is logged with its data and completed from the
     log on recovery; with every partner past the line it is called again."""
     vol, stab = P.initial(CTX, 1)
-    vol, stab, _ = P.on_packet(CTX, 1, vol, stab, Packet(0, 1, "chkpt_ok", ((0, -1), 0, 1, 0)))
+    vol, stab, _ = P.on_packet(CTX, 1, vol, stab, Packet(0, 1, "chkpt_ok", (NONE, 0, 1, 0)))
     vol, stab, _ = P.on_site(CTX, 1, vol, stab)
     op = ("coll", "bcast", 0)
-    behind = (((0, -1), 0, False), ((0, -1), 1, True))
+    behind = ((NONE, 0, False), (NONE, 1, True))
     v, _, out = P.on_collective(CTX, 1, vol, stab, op, (42,), behind)
     assert v.log.events == (("coll", "local", (42,)),)
     assert P.coll_local(CTX, 1, replace(v, replay=v.log.events), op) == (42,)
-    level = (((0, -1), 1, True), ((0, -1), 1, True))
+    level = ((NONE, 1, True), (NONE, 1, True))
     v, _, _ = P.on_collective(CTX, 1, vol, stab, op, (42,), level)
     assert v.log.events == (("coll", "joint", ()),)
 

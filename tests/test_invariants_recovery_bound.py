@@ -1,11 +1,15 @@
-"""RecoveryBound and the coordinated protocols' restart vectors (docs/findings.md §4).
+"""RecoveryBound and the restart vectors of the protocols whose survivors roll back
+(docs/findings.md §4; protocols/restarts.py).
 
 A node crash takes P0 and P1 of a ring of three; both restart and tell everyone. Whatever
 order their rollbacks reach P2 in, P2 rolls back once per victim and ends in the same epoch;
 a rollback that names only restarts P2 has recovered from is dropped. The first reading
 (mutant ``coordinated/stale-rollback-is-a-failure``) rolls back a third time, and
-RecoveryBound says so."""
+RecoveryBound says so. Correlated-set and app-level, which read epochs the same way,
+are held to the same on a node crash that takes all three processes of one node."""
 from __future__ import annotations
+
+import random
 
 import pytest
 
@@ -80,3 +84,46 @@ def test_invariants_recovery_bound_wants_each_survivor_rollback_counted():
     r = explore(system, Judge(system))
     assert r.verdict == "pass"
     assert r.witnesses["rollbacks_for_a_restart_heard"] > 0 and r.witnesses["restart_rollbacks"] > 0
+
+
+THREE_ON_ONE_NODE = {"correlated-set": Scenario("pingpong", 3, 1, checkpoints=0, crash_kinds=("node",)),
+                     "app-level": Scenario("ring", 3, 1, checkpoints=0, crash_kinds=("node",))}
+
+
+def _rollback_deliveries(system, s):
+    n = system.n
+    return [a for a in system.actions(s)
+            if a[0] == "deliver" and s.wire[a[1] * n + a[2]][a[3]].kind == "rollback"]
+
+
+@pytest.mark.parametrize("protocol", ["correlated-set", "app-level"])
+@pytest.mark.parametrize("seed", range(6))
+def test_invariants_three_victims_heard_in_any_order_roll_each_back_once(protocol, seed):
+    """All three restart; their notices, delivered in a random order, leave every process
+    in the join of the three restarts, having rolled back once per other victim."""
+    system, _ = make_system(protocol, THREE_ON_ONE_NODE[protocol])
+    judge, rng = Judge(system), random.Random(seed)
+    s = system.initial()
+    rollbacks = [0] * 3
+    for a in [("crash_node", 0), ("restart", 0), ("restart", 1), ("restart", 2)]:
+        s, _ = system.step(s, a)
+    while (todo := _rollback_deliveries(system, s)):
+        a = rng.choice(todo)
+        s2, obs = system.step(s, a)
+        assert judge.transition(s, a, s2, obs) is None
+        for o in obs:
+            if o[0] == "restore":
+                rollbacks[o[1]] += 1
+        s = s2
+    proto, ctx = system.protocol, system.ctx
+    assert [proto.restarts_heard(ctx, p, s.procs[p].stab) for p in range(3)] == [3, 3, 3]
+    assert all(r <= 2 for r in rollbacks) and sum(rollbacks) > 0
+
+
+@pytest.mark.parametrize("protocol", ["correlated-set", "app-level"])
+def test_invariants_stale_rollback_taken_for_a_failure_breaks_recovery_bound_too(protocol):
+    name = f"{protocol}/stale-rollback-is-a-failure"
+    assert MUTANT_SCENARIOS[name] == THREE_ON_ONE_NODE[protocol]
+    system, _ = make_system(protocol, THREE_ON_ONE_NODE[protocol], name)
+    r = explore(system, Judge(system))
+    assert r.verdict == "violation" and r.violation.property == "RecoveryBound"

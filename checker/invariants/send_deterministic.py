@@ -32,7 +32,7 @@ def causal_transition(judge, before, action, after, obs):
     sysm, w = judge.sys, judge.w
     for o in obs:
         if o[0] == "delivered":
-            _, r, src, k, payload, _hist, past = o
+            _, r, src, k, _payload, _hist, past = o
             epoch = after.procs[r].vol.epoch
             for q in sysm.ctx.group(r):
                 qv = after.procs[q].vol

@@ -66,6 +66,8 @@ DEFAULTS: dict[str, tuple[Scenario, ...]] = {
                  note="Bouteiller et al. Fig. 1, singleton sets: C_1^1 after m1 and m2"),
         Scenario("fig2", checkpoints=0, crash_kinds=("process",),
                  note="Bouteiller et al. Fig. 2: the execution of Theorem 2, S1 = {P0, P1, P2}"),
+        Scenario("pingpong", 3, 1, checkpoints=0, crash_kinds=("node",),
+                 note="one set of three on one node: a node crash, three restarts heard in any order"),
     ),
     "sbml": (
         Scenario("ring", 2, 2, note="a checkpoint and its garbage collection at the senders"),
@@ -139,6 +141,8 @@ DEFAULTS: dict[str, tuple[Scenario, ...]] = {
                  note="the C3 slides: a bcast from a root still logging to a receiver that has stopped (the rule sweep)"),
         Scenario("c3_resuppress", failures=2, checkpoints=2, at_sites=True, crash_kinds=("process",),
                  note="the C3 slides: two failures, a checkpoint between a recovery and a suppressed re-send"),
+        Scenario("ring", 3, 1, checkpoints=0, crash_kinds=("node",),
+                 note="three processes on one node: a node crash, three restarts heard in any order"),
     ),
 }
 
@@ -205,6 +209,7 @@ MUTANT_SCENARIOS: dict[str, Scenario] = {
                                                     crash_kinds=("process",)),
     # one set of three: P1's token of the wave after P0's restart reaches P2 before P0's rollback notice
     "correlated-set/newer-epoch-token-dropped": Scenario("pingpong", 3, 1, crash_kinds=("process",)),
+    "correlated-set/stale-rollback-is-a-failure": Scenario("pingpong", 3, 1, checkpoints=0, crash_kinds=("node",)),
     "chandy-lamport/no-channel-recording": Scenario("ring", 2, 2),
     "sbml/no-event-logging": Scenario("fig1", checkpoints=0, crash_kinds=("process",)),
     "sbml/no-duplicate-suppression": Scenario("pingpong", checkpoints=0, crash_kinds=("process",)),
@@ -237,6 +242,7 @@ MUTANT_SCENARIOS: dict[str, Scenario] = {
     # two failures: P0 checkpoints again before the re-send of m1 it was told to suppress
     "app-level/checkpoint-drops-suppressions": Scenario("c3_resuppress", failures=2, checkpoints=2, at_sites=True,
                                                         crash_kinds=("process",)),
+    "app-level/stale-rollback-is-a-failure": Scenario("ring", 3, 1, checkpoints=0, crash_kinds=("node",)),
     "rbml/checkpoint-without-tb": Scenario("node_handoff", at_sites=True, crash_kinds=("node",)),
     "sbml/no-fetch-retry": Scenario("node_handoff", at_sites=True, crash_kinds=("node",), beyond_fault_model=True),
     "sbml/no-rsn-gap-fill": Scenario("node_rsn_gap", checkpoints=0, crash_kinds=("node",), beyond_fault_model=True),

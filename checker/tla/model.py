@@ -39,7 +39,7 @@ SPECIFIED: dict[str, Spec] = {
         "log_events": "LogEvents", "log_internal_events": "LogInternalEvents",
         "payload_copy_external": "PayloadCopyExternal", "drop_duplicates": "DropDuplicates",
         "rollback_scope": ("RollbackToAll", lambda v: v == "all"), "silence": "Silence",
-        "newer_epoch_rolls_back": "NewerEpochRollsBack"}),
+        "newer_epoch_rolls_back": "NewerEpochRollsBack", "stale_rollback_is_a_failure": "StaleRollbackIsAFailure"}),
     "send-deterministic": Spec("SendDeterministic", {}, {
         "phases": "Phases", "restart_buffer": "RestartBuffer", "gc_inclusive": "GcInclusive",
         "group_rollback": "GroupRollback", "ack_checkpointed": "AckCheckpointed",
@@ -50,7 +50,7 @@ SPECIFIED: dict[str, Spec] = {
         "log_late": "LogLate", "suppress_early": "SuppressEarly", "log_nondet": "LogNondet",
         "ready_after_late": "ReadyAfterLate", "stop_on_stopped_sender": "StopOnStoppedSender",
         "late_from_every_sender": "LateFromEverySender", "replay_by_message_id": "ReplayByMessageId",
-        "checkpoint_suppressions": "CheckpointSuppressions"}),
+        "checkpoint_suppressions": "CheckpointSuppressions", "stale_rollback_is_a_failure": "StaleRollbackIsAFailure"}),
 }
 
 # Meyer's pessimistic logging (specs/PessimisticLogging.tla): one engine, the three
