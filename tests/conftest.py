@@ -42,14 +42,15 @@ def pytest_collection_modifyitems(items):
 
 
 @pytest.fixture(scope="session")
-def checked():
-    """Memoised checks: a scenario explored once per session."""
+def checked(tmp_path_factory):
+    """Memoised checks: a scenario explored once per session, its counterexample (if
+    any) written once to a directory of the session's, whether or not ``out`` is asked."""
     from rrcheck.checker.explicit.check import run_check
-    cache = {}
+    cache, out_dir = {}, tmp_path_factory.mktemp("checked")
 
     def get(protocol, scenario, mutant=None, properties=None, out=None, reduce=True):
-        key = (protocol, scenario, mutant, tuple(properties or ()), reduce, out is not None)
+        key = (protocol, scenario, mutant, tuple(properties or ()), reduce)
         if key not in cache:
-            cache[key] = run_check(protocol, scenario, mutant, properties, out, reduce=reduce)
+            cache[key] = run_check(protocol, scenario, mutant, properties, out_dir / str(len(cache)), reduce=reduce)
         return cache[key]
     return get

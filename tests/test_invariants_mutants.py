@@ -8,11 +8,13 @@ from rrcheck.checker.traces import counterexample as T
 from rrcheck.checker.model.scenarios import MUTANT_SCENARIOS
 from rrcheck.protocols.mutants import MUTANTS
 
+# both tests of a mutant on one worker, so the session's memo explores its scenario once
+BY_MUTANT = [pytest.param(n, marks=pytest.mark.xdist_group(f"mutant:{n}"), id=n) for n in sorted(MUTANTS)]
 
-@pytest.mark.parametrize("name", sorted(MUTANTS))
-def test_invariants_mutant_caught_and_replays(checked, tmp_path, name):
+@pytest.mark.parametrize("name", BY_MUTANT)
+def test_invariants_mutant_caught_and_replays(checked, name):
     m = MUTANTS[name]
-    c = checked(m.protocol, MUTANT_SCENARIOS[name], name, out=tmp_path)
+    c = checked(m.protocol, MUTANT_SCENARIOS[name], name)
     r = c.result
     assert r.verdict == "violation", f"{name} not caught"
     assert r.violation.property == m.primary, c.surprise
@@ -41,7 +43,7 @@ def test_invariants_each_property_catches_a_mutant_alone(checked, prop):
     assert r.verdict == "violation" and r.violation.property == prop
 
 
-@pytest.mark.parametrize("name", sorted(MUTANTS))
+@pytest.mark.parametrize("name", BY_MUTANT)
 def test_invariants_reductions_keep_the_verdict(checked, name):
     """The reductions of checker/model/system.py reach the same verdict as the full
     interleaving semantics (a search stopped at its first violation says
@@ -95,9 +97,12 @@ def test_invariants_guard_notices_a_property_switched_off(monkeypatch, prop):
     from rrcheck.checker.explicit.check import run_check
     name = _pinned(prop)[0]
     m = MUTANTS[name]
+    on = run_check(m.protocol, MUTANT_SCENARIOS[name], name)
+    assert on.expected
     monkeypatch.setattr(invariants.general, "DISABLED", {prop})
-    # a cap keeps it quick: an incomplete search is not "as expected" either (exit 3)
-    c = run_check(m.protocol, MUTANT_SCENARIOS[name], name, max_states=60_000)
+    # twice the states the search needed with the property on: switched off, it must miss
+    # the catch within them (an incomplete search is not "as expected" either, exit 3)
+    c = run_check(m.protocol, MUTANT_SCENARIOS[name], name, max_states=2 * on.result.states)
     assert not c.expected
     v = c.result.violation
     assert v is None or v.property != prop
