@@ -23,8 +23,10 @@ def _run(tmp_path, protocol, workload, n, nodes, crash, mode, mutant=None, iters
     cfg = make_config(protocol, workload, n, nodes, iters=iters, crashes=[crash], mode=mode,
                       checkpoint_every=every, mutant=mutant, size=size)
     rep = run(cfg, tmp_path / "run", TIMEOUT)
-    if rep.status == "hang" and "hung in start-up" in rep.stderr:
-        # Open MPI's start-up, not the protocol: no rank had taken a step (issue 36)
+    if ((rep.status == "hang" and "hung in start-up" in rep.stderr)
+            or (rep.status == "error" and "Spawn" in rep.stderr and "MPI_ERR_PROC_FAILED" in rep.stderr)):
+        # Open MPI, not the protocol (issue 36): its start-up hung before any rank took a
+        # step, or ULFM's repair failed to spawn the replacement; one more run
         rep = run(cfg, tmp_path / "again", TIMEOUT)
     return rep
 
