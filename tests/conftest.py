@@ -9,8 +9,10 @@ ENGINES = {"test_invariants_stateful.py": "fuzz", "test_invariants_tla.py": "tla
            "test_invariants_tla_sd_c3.py": "tla", "test_runtime_invariants_mpi.py": "mpi",
            "test_runtime_invariants_apps.py": "mpi", "test_runtime_invariants_predict.py": "mpi",
            "test_parallel_mpi.py": "mpi", "test_predict_invariants_synthetic.py": "sweep"}
-# sweeps: every mutant again without the reductions; every lemma's CTI looked for among reachable states
-SWEEPS = ("test_invariants_reductions_keep_the_verdict", "test_invariants_mutant_cti_is_classified_by_its_pre_state")
+# sweeps: every mutant again without the reductions; every lemma's CTI looked for among reachable states;
+# the figure beyond the default scenarios that the main job (rrcheck check --all) checks as well
+SWEEPS = ("test_invariants_reductions_keep_the_verdict", "test_invariants_mutant_cti_is_classified_by_its_pre_state",
+          "test_invariants_correlated_set_two_sets_checkpoint_per_set_node_crash")
 
 
 @pytest.hookimpl(tryfirst=True)
@@ -33,12 +35,41 @@ def _importable(name: str) -> bool:
         return False
 
 
+# Tests that explore the same scenarios share a worker, so that the session's memo
+# (`checked`) explores each scenario once for all of them: a group, and the names
+# (or name prefixes) of its tests. A mutant's group is the one its own tests have.
+_DEFAULT = "test_invariants_protocol_passes_default_scenario["
+SHARED = {
+    "mutant:hmpl/no-wildcard-block": (_DEFAULT + "hmpl-", "test_invariants_first_default_reaches_every_failure_moment[hmpl]",
+                                      "test_invariants_receiver_logging_moments_on_every_default[hmpl]",
+                                      "test_invariants_hmpl_wildcard_rule"),
+    "defaults:rbml": (_DEFAULT + "rbml-", "test_invariants_first_default_reaches_every_failure_moment[rbml]",
+                      "test_invariants_receiver_logging_moments_on_every_default[rbml]"),
+    "defaults:sbml": (_DEFAULT + "sbml-", "test_invariants_first_default_reaches_every_failure_moment[sbml]",
+                      "test_invariants_sbml_thesis_flow"),
+    "mutant:send-deterministic/ack-at-next-message": (_DEFAULT + "send-deterministic-sd_ack ",
+                                                      "test_invariants_send_deterministic_ack_names_the_committed"),
+    "mutant:send-deterministic/checkpoint-holds-a-message-past-its-cause": (
+        _DEFAULT + "send-deterministic-sd_path_back ", _DEFAULT + "send-deterministic-sd_orphan_path ",
+        "test_invariants_send_deterministic_group_line_past_its_cause"),
+    "send-deterministic:two-failures": (_DEFAULT + "send-deterministic-ring n=2/2nodes f=2 ",
+                                        "test_invariants_send_deterministic_two_failures_with_a_group_checkpoint"),
+    "mutant:app-level/replay-in-arrival-order": ("test_invariants_app_level_replay_matches_logged_message_ids",),
+    "app-level:c3_two_epochs": (_DEFAULT + "app-level-c3_two_epochs ", "test_invariants_app_level_two_epochs_failure_in_each"),
+    "mutant:correlated-set/no-internal-event-logging": (_DEFAULT + "correlated-set-fig2 ",
+                                                        "test_invariants_theorem2_on_the_papers_figure_2"),
+}
+
+
 @pytest.hookimpl(tryfirst=True)
 def pytest_collection_modifyitems(items):
     for item in items:
         mark = ENGINES.get(item.path.name) or ("sweep" if item.name.startswith(SWEEPS) else None)
         if mark:
             item.add_marker(getattr(pytest.mark, mark))
+        for group, names in SHARED.items():
+            if item.name.startswith(names):
+                item.add_marker(pytest.mark.xdist_group(group))
 
 
 @pytest.fixture(scope="session")

@@ -87,8 +87,9 @@ def test_invariants_every_property_is_some_mutant_s_primary():
     assert {p for p in props if not _pinned(p)} == set()
 
 
-@pytest.mark.parametrize("prop", sorted(set(invariants.GENERAL) | set(invariants.OWN)))
-def test_invariants_guard_notices_a_property_switched_off(monkeypatch, prop):
+@pytest.mark.parametrize("prop", [pytest.param(p, marks=pytest.mark.xdist_group(f"mutant:{(_pinned(p) or [p])[0]}"), id=p)
+                                  for p in sorted(set(invariants.GENERAL) | set(invariants.OWN))])
+def test_invariants_guard_notices_a_property_switched_off(monkeypatch, checked, prop):
     """With one property switched off in the judge (the test-only hook
     ``invariants.general.DISABLED``), a mutant it is the primary catcher of is no
     longer reported as expected: the row of ``rrcheck check --all`` turns
@@ -97,7 +98,7 @@ def test_invariants_guard_notices_a_property_switched_off(monkeypatch, prop):
     from rrcheck.checker.explicit.check import run_check
     name = _pinned(prop)[0]
     m = MUTANTS[name]
-    on = run_check(m.protocol, MUTANT_SCENARIOS[name], name)
+    on = checked(m.protocol, MUTANT_SCENARIOS[name], name)  # the run of test_invariants_mutant_caught_and_replays
     assert on.expected
     monkeypatch.setattr(invariants.general, "DISABLED", {prop})
     # twice the states the search needed with the property on: switched off, it must miss

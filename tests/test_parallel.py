@@ -116,7 +116,7 @@ def test_parallel_worker_error_reaches_the_caller_and_leaves_no_process():
 @pytest.mark.parametrize("protocol,mutant", [("hmpl", None), ("hmpl", "hmpl/no-wildcard-block"),
                                              ("sbml", "sbml/no-event-logging"),
                                              ("send-deterministic", "send-deterministic/lost-on-rollback")])
-def test_invariants_parallel_given_states_keep_the_one_worker_order(monkeypatch, protocol, mutant):
+def test_parallel_given_states_keep_the_one_worker_order(monkeypatch, protocol, mutant):
     """Every generation, each worker gives a third of its states to the next one:
     they are expanded after the receiver's own, yet the parents, the first
     violation and the cut counts are those of one worker."""

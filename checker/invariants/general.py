@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from collections import Counter
 from dataclasses import dataclass, field
+from operator import attrgetter
 from typing import Callable, Iterable
 
 from rrcheck.checker.model.ghost import History
@@ -122,6 +123,9 @@ def crossing(sent: tuple[int, ...], received: set[int]) -> list[int]:
 DISABLED: set[str] = set()
 
 
+_GHOST = attrgetter("ghost")
+
+
 class Judge:
     """Applies the invariants to one System and counts witnesses. ``properties``:
     the ones to check, all that apply to the protocol when None (an empty
@@ -135,6 +139,7 @@ class Judge:
         self.finals = failure_free_finals
         self.w: Counter = Counter()
         self._checkpointed: set[int] = set()
+        self._by_ghosts: dict = {}  # the processes' histories -> what the state checks read of them
         own = [OWN[n] for n in self.props if n in OWN and system.protocol.name in OWN[n].protocols]
         self._own_transition = [p.transition for p in own if p.transition]
         self._own_state = [p.state for p in own if p.state]
@@ -309,39 +314,53 @@ class Judge:
             return None
         if s.failures:
             w["quiescent_states_after_failure"] += 1
-        n = sysm.n
+        ghosts = tuple(map(_GHOST, s.procs))
+        memo = self._by_ghosts
+        seen = memo.get(ghosts)
+        if seen is None:
+            if len(memo) >= 1 << 20:
+                memo.clear()
+            seen = memo[ghosts] = self._histories(ghosts)
+        orphan, missing = seen
+        if orphan:
+            return orphan
+        if missing:
+            have = sysm.obtainable(s)
+            w["states_with_undelivered_messages"] += 1
+            for p, r, k in missing:
+                if (p, r, k) not in have:
+                    return Violation("NoLostMessage",
+                                     f"message #{k} from P{p} to P{r} was sent in P{p}'s current history, "
+                                     f"P{r} has not delivered it, and no wire, queue or log holds it",
+                                     {"sender": p, "receiver": r, "k": k})
+        return None
+
+    def _histories(self, ghosts: tuple) -> tuple:
+        """What NoOrphan and NoLostMessage read of a quiescent state's histories
+        alone: the first orphan (or None), and the messages sent in a current
+        history and not delivered, as (sender, receiver, k), in order. Many states
+        share their histories (control traffic leaves them be): memoised."""
+        n = len(ghosts)
         if "NoOrphan" in self.props:
             for r in range(n):
-                gh = s.procs[r].ghost
+                gh = ghosts[r]
                 for p in range(n):
-                    bad = contradicted(s.procs[p].ghost.sent[r], gh.delivered[p])
+                    bad = contradicted(ghosts[p].sent[r], gh.delivered[p])
                     if bad:
                         k, d, now = bad
                         return Violation("NoOrphan",
                                          f"P{r} delivered message #{k} from P{p} with payload {d:08x}, but P{p}'s "
                                          f"recovered history sent {now:08x}: P{r} is an orphan",
-                                         {"receiver": r, "sender": p, "k": k, "delivered": d, "resent": now})
+                                         {"receiver": r, "sender": p, "k": k, "delivered": d, "resent": now}), ()
+        missing: list = []
         if "NoLostMessage" in self.props:
-            have = None
             for p in range(n):
-                sent = s.procs[p].ghost.sent
+                sent = ghosts[p].sent
                 for r in range(n):
-                    if not sent[r]:
-                        continue
-                    got = s.procs[r].ghost.delivered_ids(p)
-                    missing = [k for k in range(len(sent[r])) if k not in got]
-                    if not missing:
-                        continue
-                    if have is None:
-                        have = sysm.obtainable(s)
-                        w["states_with_undelivered_messages"] += 1
-                    for k in missing:
-                        if (p, r, k) not in have:
-                            return Violation("NoLostMessage",
-                                             f"message #{k} from P{p} to P{r} was sent in P{p}'s current history, "
-                                             f"P{r} has not delivered it, and no wire, queue or log holds it",
-                                             {"sender": p, "receiver": r, "k": k})
-        return None
+                    if sent[r]:
+                        got = ghosts[r].delivered_ids(p)
+                        missing += [(p, r, k) for k in range(len(sent[r])) if k not in got]
+        return None, tuple(missing)
 
     def terminal(self, s) -> Violation | None:
         """A state with nothing enabled: Termination, FailureFreeEquivalence, NoOrphan."""

@@ -30,7 +30,19 @@ def _logger(judge, s, p):
 
 
 def _holders(judge, p) -> tuple[int, ...]:
-    return judge.sys.protocol.holders(judge.sys.ctx, p)
+    return _placement(judge)[0][p]
+
+
+def _placement(judge) -> tuple:
+    """Who holds each process's log, and whose logs each process holds: fixed by
+    the placement, so asked of the protocol once per run."""
+    placed = judge.__dict__.get("_log_placement")
+    if placed is None:
+        sysm = judge.sys
+        holders = tuple(sysm.protocol.holders(sysm.ctx, p) for p in range(sysm.n))
+        held = tuple(tuple(p for p in range(sysm.n) if h in holders[p]) for h in range(sysm.n))
+        placed = judge._log_placement = (holders, held)
+    return placed
 
 
 def _checkpoint_rsn(s, p) -> tuple:
@@ -75,7 +87,7 @@ def erasure_order(judge, before, action, after, obs):
     if action[0] == "restart":
         return None
     for s, (b, a) in enumerate(zip(before.procs, after.procs)):
-        if not (b.alive and a.alive):
+        if b is a or not (b.alive and a.alive):  # states are interned: an unchanged process is the same object
             continue
         for dst, ssn, _ in set(b.vol.tb) - set(a.vol.tb):
             judge.w["tb_erasures_checked"] += 1
@@ -117,17 +129,32 @@ def _count_moments(judge, s, victims) -> None:
 
 def logged_once(judge, s):
     """P7: each (sender, SSN) is logged once, each RSN names one event."""
+    memo = judge.__dict__.setdefault("_logged_once", {})
+    holders = _placement(judge)[0]
+    w = judge.w
     for p in range(judge.sys.n):
-        lg = _logger(judge, s, p)
-        if not lg:
-            continue
-        judge.w["log_entries_checked"] += len(lg)
-        rsns = [e[0] for e in lg]
-        dets = [e[1:3] for e in lg if e[1] >= 0]
-        if len(set(rsns)) != len(rsns) or len(set(dets)) != len(dets):
-            return Violation("LoggedOnce", f"P{p}'s logger holds a message or an RSN twice",
-                             {"process": p, "log": [list(e[:3]) for e in lg]})
+        key = (p, *[s.procs[h] for h in holders[p]])  # a log is its holders' (interned) states
+        seen = memo.get(key)
+        if seen is None:
+            if len(memo) >= 1 << 20:
+                memo.clear()
+            seen = memo[key] = _logged_once(p, _logger(judge, s, p))
+        w["log_entries_checked"] += seen[1]
+        if seen[0]:
+            return seen[0]
     return None
+
+
+def _logged_once(p, lg) -> tuple:
+    """(the violation of P7 in p's log lg, or None; the entries checked)."""
+    if not lg:
+        return None, 0
+    rsns = [e[0] for e in lg]
+    dets = [e[1:3] for e in lg if e[1] >= 0]
+    if len(set(rsns)) != len(rsns) or len(set(dets)) != len(dets):
+        return Violation("LoggedOnce", f"P{p}'s logger holds a message or an RSN twice",
+                         {"process": p, "log": [list(e[:3]) for e in lg]}), len(lg)
+    return None, len(lg)
 
 
 def logger_placement(judge, s):
@@ -149,9 +176,13 @@ def gc_behind_checkpoint(judge, before, action, after, obs):
     the exception is Meyer 2014 §4.2.2's drop of never-confirmed entries at a restart."""
     if action[0] in CRASHES or action[0] == "restart":
         return None
-    for p in range(judge.sys.n):
-        if all(before.procs[h] is after.procs[h] for h in _holders(judge, p)):
+    held = _placement(judge)[1]
+    touched = set()  # the logs that changed at one of their holders (an unchanged process is the same object)
+    for h, (b, a) in enumerate(zip(before.procs, after.procs)):
+        if b is a or not (b.alive and a.alive) or b.vol.lg is a.vol.lg:
             continue
+        touched.update(p for p in held[h] if b.vol.lg[p] != a.vol.lg[p])
+    for p in sorted(touched):
         old, new = _logger(judge, before, p), _logger(judge, after, p)
         if old is None or new is None:
             continue

@@ -17,6 +17,8 @@ log (a protocol's :meth:`~rrcheck.protocols.base.Protocol.coll_local`).
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from itertools import compress
+from operator import attrgetter
 from typing import Any
 
 from rrcheck.checker.model import ghost as G
@@ -93,7 +95,11 @@ class State(_Cached):
         return (self.procs, self.wire, self.failures, self.failed)
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "_h", hash(self._key()))
+        # the processes' own cached hashes, read in C: a state is hashed at every step
+        object.__setattr__(self, "_h", hash((tuple(map(_HASH_OF, self.procs)), self.wire, self.failures, self.failed)))
+
+
+_HASH_OF = attrgetter("_h")
 
 
 @dataclass(frozen=True)
@@ -165,6 +171,9 @@ class System:
         self.n = n
         self.nodes = sorted(set(workload.node_of))
         self._local_steps: dict = {}
+        self._closure_memo: dict = {}
+        self._channels = range(n * n)
+        self._on_node = {x: tuple(p for p in range(n) if workload.node_of[p] == x) for x in self.nodes}
         self._procs: dict = {}
         self._collective = any(op[0] == "coll" for prog in self.progs for op in prog)
         # the index of the collective call at each pc (collectives are matched by it)
@@ -209,7 +218,7 @@ class System:
                 return True
         kinds = proto.RECOVERY_KINDS
         if kinds:
-            for ch in s.wire:
+            for ch in filter(None, s.wire):
                 for pk in ch:
                     if pk.kind in kinds:
                         return True
@@ -219,37 +228,38 @@ class System:
         acts: list[tuple] = []
         memo = self._local_acts
         for p, pr in enumerate(s.procs):
-            mine = memo.get((p, pr))
-            if mine is None:
+            # keyed by identity (processes are interned); the entry holds pr, so its id is not reused
+            hit = memo.get((p, id(pr)))
+            if hit is None or hit[0] is not pr:
                 if len(memo) >= _MEMO_LIMIT:
                     memo.clear()
-                mine = memo[(p, pr)] = self._actions_of(p, pr)
-            acts.extend(mine)
+                hit = memo[(p, id(pr))] = (pr, self._actions_of(p, pr))
+            acts.extend(hit[1])
         proto, ctx, n = self.protocol, self.ctx, self.n
         j = self._joint_collective(s) if self._collective else None
         if j is not None:
             acts.append(("coll_all", j))
-        for c, ch in enumerate(s.wire):
-            if ch:
-                src, dst = divmod(c, n)
-                if not s.procs[dst].alive:
-                    continue  # held for its next incarnation (only where crash_drops_packets is wrong)
-                if ctx.fifo and self._in_order:
-                    acts.append(("deliver", src, dst, 0))
-                else:
-                    for i, pk in enumerate(ch):
-                        if pk not in ch[:i]:
-                            acts.append(("deliver", src, dst, i))
-        if s.failures < self.bounds.failures and not (
-                self.bounds.no_failure_during_recovery and self.recovery_under_way(s)):
-            if "process" in self.bounds.crash_kinds:
+        wire = s.wire
+        for c in compress(self._channels, wire):  # the channels with a packet on them
+            src, dst = divmod(c, n)
+            if not s.procs[dst].alive:
+                continue  # held for its next incarnation (only where crash_drops_packets is wrong)
+            if ctx.fifo and self._in_order:
+                acts.append(("deliver", src, dst, 0))
+            else:
+                ch = wire[c]
+                for i, pk in enumerate(ch):
+                    if pk not in ch[:i]:
+                        acts.append(("deliver", src, dst, i))
+        b = self._bounds
+        if s.failures < b.failures and not (b.no_failure_during_recovery and self.recovery_under_way(s)):
+            if "process" in b.crash_kinds:
                 acts.extend(("crash", p) for p, pr in enumerate(s.procs) if pr.alive)
-            if "node" in self.bounds.crash_kinds:
-                for node in self.nodes:
-                    on = [p for p in range(n) if ctx.node_of[p] == node]
-                    alive = [p for p in on if s.procs[p].alive]
+            if "node" in b.crash_kinds:
+                for node, on in self._on_node.items():
+                    alive = sum(1 for p in on if s.procs[p].alive)
                     # a node of one live process crashes exactly as that process does
-                    if len(alive) >= 2 or (len(alive) == 1 and "process" not in self.bounds.crash_kinds):
+                    if alive >= 2 or (alive == 1 and "process" not in b.crash_kinds):
                         acts.append(("crash_node", node))
         return acts
 
@@ -333,7 +343,8 @@ class System:
         ends. Once no crash is possible, :meth:`_stubborn` restricts the search
         to the actions of a closed set of processes.
         """
-        if self.bounds.no_failure_during_recovery:
+        b = self._bounds
+        if b.no_failure_during_recovery:
             return acts  # with that assumption, crash enabledness depends on the global state
         if self.model:
             return acts  # the arguments below rest on the model's own rules, which a model mutant breaks
@@ -342,7 +353,7 @@ class System:
         idle = self._idle_delivery(s, acts)
         if idle is not None:
             return [idle]
-        if s.failures < self.bounds.failures:
+        if s.failures < b.failures:
             return [a for a in acts if a[0] != "crash" and a[0] != "crash_node"]
         return self._stubborn(s, acts)
 
@@ -353,8 +364,9 @@ class System:
         receiver drops it anyway — so it alone is a persistent set."""
         for a in acts:
             if a[0] == "deliver":
-                _, pr2, script = self._local(s, a)
-                if pr2 == s.procs[a[2]] and all(o[0] == "note" for o in script):
+                _, pr2, _, quiet = self._local(s, a)
+                pr = s.procs[a[2]]
+                if quiet and (pr2 is pr or pr2 == pr):
                     return a
         return None
 
@@ -370,33 +382,49 @@ class System:
         reachable (a stubborn set)."""
         if not (self.ctx.fifo and self._in_order) or not acts or not all(pr.alive for pr in s.procs):
             return acts
-        if any(self._at_coll(s, p) for p in range(self.n)):
+        if self._collective and any(self._at_coll(s, p) for p in range(self.n)):
             return acts  # a collective is an action of every process
-        n, wire = self.n, s.wire
         by: dict[int, list] = {}
         for a in acts:
-            by.setdefault(self.actor(a), []).append(a)
+            by.setdefault(a[2] if a[0] == "deliver" else a[1], []).append(a)
+        closures = self._closures(tuple(map(bool, s.wire)))
         best = acts
         for seed in by:
-            closed, todo = {seed}, [seed]
-            while todo:
-                x = todo.pop()
-                for q in range(n):
-                    if q not in closed and not wire[q * n + x]:
-                        closed.add(q)
-                        todo.append(q)
-            if len(closed) < n:
+            closed = closures[seed]
+            if closed is not None:
                 t = [a for p in closed for a in by.get(p, ())]
                 if len(t) < len(best):
                     best = t
         return best
+
+    def _closures(self, busy: tuple[bool, ...]) -> tuple:
+        """For each seed process, its closed set of :meth:`_stubborn` (None if it
+        is every process) on a wire whose non-empty channels are ``busy``."""
+        memo = self._closure_memo
+        hit = memo.get(busy)
+        if hit is None:
+            if len(memo) >= _MEMO_LIMIT:
+                memo.clear()
+            n, out = self.n, []
+            for seed in range(n):
+                closed, todo = {seed}, [seed]
+                while todo:
+                    x = todo.pop()
+                    for q in range(n):
+                        if q not in closed and not busy[q * n + x]:
+                            closed.add(q)
+                            todo.append(q)
+                out.append(tuple(closed) if len(closed) < n else None)
+            hit = memo[busy] = tuple(out)
+        return hit
 
     def crashes_after(self, s: State, a: tuple, s2: State) -> list[tuple]:
         """The crashes to try right after action ``a`` (from ``s`` to ``s2``):
         its actor's, and its node's — unless ``a`` changed nothing but the
         actor's volatile state, in which case a crash after it ends where a
         crash before it does, and that one was tried already."""
-        if self.bounds.no_failure_during_recovery or s2.failures >= self.bounds.failures:
+        b = self._bounds
+        if b.no_failure_during_recovery or s2.failures >= b.failures:
             return []
         if a[0] == "coll_all":  # every process took part, and saw the others' data
             out = [("crash", x) for x in range(self.n)] if "process" in self.bounds.crash_kinds else []
@@ -429,7 +457,7 @@ class System:
         the invariants judge (checker/model/ghost.py)."""
         if a[0] not in _LOCAL:
             return self._global_step(s, a)
-        p, pr2, script = self._local(s, a)
+        p, pr2, script, _ = self._local(s, a)
         wire = list(s.wire)
         if a[0] == "deliver":
             c = a[1] * self.n + p
@@ -439,8 +467,9 @@ class System:
         obs = self._run(script, procs, wire)
         return State(tuple(procs), tuple(wire), s.failures, s.failed), obs
 
-    def _local(self, s: State, a: tuple) -> tuple[int, Proc, tuple]:
-        """The actor of local action ``a``, its new state and its script (:meth:`_local_step`), memoized."""
+    def _local(self, s: State, a: tuple) -> tuple[int, Proc, tuple, bool]:
+        """The actor of local action ``a``, its new state, its script (:meth:`_local_step`)
+        and whether that script only notes (sends and observes nothing), memoized."""
         if a[0] == "deliver":
             p = a[2]
             pk = s.wire[a[1] * self.n + p][a[3]]
@@ -456,7 +485,7 @@ class System:
             procs = list(s.procs)
             script: list = []
             self._local_step(procs, p, a, pk, script)
-            hit = memo[key] = (p, self._intern(procs[p]), tuple(script))
+            hit = memo[key] = (p, self._intern(procs[p]), tuple(script), all(o[0] == "note" for o in script))
         return hit
 
     def _local_step(self, procs: list, p: int, a: tuple, pk, script: list) -> None:

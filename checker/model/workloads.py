@@ -133,6 +133,18 @@ def theorem2(n: int = 4, nodes: int = 2) -> Workload:
                     "000 §3.2.2", labels=labels)
 
 
+def theorem2_three(n: int = 4, nodes: int = 2) -> Workload:
+    """Theorem 2 inside a set of three (Bouteiller et al. 2013 §3.2.2; Fig. 2
+    without its ingoing messages): in S1 = {P0, P1, P2}, P2 receives internal m3
+    from P0 and m4 from P1 in either order, then sends outgoing m5 to P3 in
+    S2 = {P3}. Two unlogged internal receptions are what the orphan needs."""
+    progs = ((send(2),), (send(2),), (recv(ANY), recv(ANY), send(3)), (recv(2),))
+    labels = {(0, 2, 0): "m3", (1, 2, 0): "m4", (2, 3, 0): "m5"}
+    return Workload("theorem2_three", progs, NON_DETERMINISTIC, (0, 0, 0, 1),
+                    "Bouteiller et al. 2013 Theorem 2 in a set of three: two internal receptions' order flows out",
+                    "000 §3.2.2", labels=labels)
+
+
 def pairs(n: int = 4, nodes: int = 2) -> Workload:
     """Two correlated sets of two, S1 = {P0, P1} and S2 = {P2, P3}: an internal
     message m1 (P0 to P1), then an outgoing m2 (P1 to P2) that carries it.
@@ -445,7 +457,7 @@ def testany(n: int = 3, nodes: int = 3) -> Workload:
 WORKLOADS: dict[str, Callable[..., Workload]] = {
     "ring": ring, "exchange": exchange, "any_source_race": any_source_race, "reduce": reduce,
     "master_worker": master_worker, "pingpong": pingpong, "fig1": fig1, "fig2": fig2, "theorem2": theorem2,
-    "pairs": pairs, "pair_and_one": pair_and_one,
+    "theorem2_three": theorem2_three, "pairs": pairs, "pair_and_one": pair_and_one,
     "sd_fig2": sd_fig2, "sd_phases": sd_phases, "sd_burst": sd_burst, "sd_orphan_path": sd_orphan_path,
     "sd_path_back": sd_path_back,
     "c3_epochs": c3_epochs, "c3_collectives": c3_collectives,
@@ -455,7 +467,7 @@ WORKLOADS: dict[str, Callable[..., Workload]] = {
     "c3_ok_overtakes_stop": c3_ok_overtakes_stop,
     "fig46": fig46, "testany": testany, "wildcard_race": wildcard_race,
 }
-FIXED = {"fig1", "fig2", "theorem2", "pairs", "pair_and_one",  # fixed size and placement: a paper's figure, one rule's case
+FIXED = {"fig1", "fig2", "theorem2", "theorem2_three", "pairs", "pair_and_one",  # fixed size and placement: a paper's figure, one rule's case
          "sd_fig2", "sd_phases", "sd_burst", "sd_orphan_path", "sd_path_back",
          "c3_epochs", "c3_collectives", "c3_any_source", "c3_two_epochs", "c3_two_late",
          "c3_same_sender", "c3_bcast_root", "c3_resuppress", "c3_site_in_replay",
