@@ -164,8 +164,8 @@ def project(sysm, s):
     receiver's checkpoint (``rpre``), and recorded as the channel's state."""
     from rrcheck.checker.symbolic.project import Structure
     n, procs = sysm.n, range(sysm.n)
-    if any(not pr.alive or pr.vol is None or pr.vol.wave > 1 or any(c > 1 for c, _ in pr.images)
-           for pr in s.procs):
+    if s.failures or any(not pr.alive or pr.vol is None or pr.vol.wave > 1 or any(c > 1 for c, _ in pr.images)
+                         for pr in s.procs):  # the vocabulary has no crash
         return None
     P = {p: ("P", p) for p in procs}
     img = {p: sysm.image(s, p, 1) for p in procs}

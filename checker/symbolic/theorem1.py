@@ -210,7 +210,8 @@ def project(sysm, s):
     from rrcheck.checker.symbolic.project import Structure
     members = sysm.ctx.group(0)
     prs = [s.procs[p] for p in members]
-    if any(not pr.alive or pr.vol is None or pr.vol.wave > 1 or any(c > 1 for c, _ in pr.images) for pr in prs):
+    if s.failures or any(not pr.alive or pr.vol is None or pr.vol.wave > 1 or any(c > 1 for c, _ in pr.images)
+                         for pr in prs):  # the vocabulary has no crash
         return None
     P = {p: ("P", p) for p in members}
     ck = {p: sysm.image(s, p, 1) is not None for p in members}

@@ -1,0 +1,209 @@
+"""Every step of the Python protocol is a step of the lemma's relation: the
+link between a proof and the code it is about, checked step by step, not
+state by state (a refinement mapping, Abadi and Lamport, "The existence of
+refinement mappings", 1991; here the mapping is the lemma's ``project``).
+
+For each transition s -a-> s' the explorer takes in a scenario, both ends
+projected into the lemma's vocabulary, Z3 is asked whether some action of the
+lemma (with some arguments) leads from the projection of s to that of s',
+the two read as finite structures under the closed-world reading of
+:func:`rrcheck.checker.symbolic.project.failing_conjuncts` (rigid symbols from
+either end; they must agree). A step that changes nothing the lemma reads is
+a stutter. A step that is neither is the disagreement the proof cannot see:
+the Python protocol does something the proved relation does not allow.
+
+Projections are partial (``project`` returns None outside the lemma's
+vocabulary: a crash, a second wave, say); the steps with an end outside are
+counted as ``unprojected``, so a report says how much of the graph it saw.
+"""
+from __future__ import annotations
+
+import itertools
+import time
+from collections import Counter, deque
+from dataclasses import dataclass, field
+
+import z3
+
+from rrcheck.checker.model.scenarios import Scenario, make_system
+from rrcheck.checker.symbolic.core import Lemma, Vocab, frame
+from rrcheck.checker.symbolic.project import Structure
+from rrcheck.checker.symbolic.reach import trace_to
+
+
+@dataclass
+class Refinement:
+    lemma: str
+    protocol: str
+    mutant: str | None
+    scenario: str
+    complete: bool = False
+    states: int = 0
+    steps: int = 0                  # transitions with both ends projected
+    unprojected: int = 0            # transitions with an end outside the lemma's vocabulary
+    stutters: int = 0
+    actions: Counter = field(default_factory=Counter)  # lemma action -> Python steps it matched
+    queries: int = 0                # distinct (pre, post) pairs asked of Z3
+    cpu_seconds: float = 0.0
+    unmatched: dict | None = None   # the first step no action allows: trace, action, what changed
+
+    @property
+    def refines(self) -> bool:
+        return self.unmatched is None
+
+    def as_dict(self) -> dict:
+        return {"lemma": self.lemma, "protocol": self.protocol, "mutant": self.mutant, "scenario": self.scenario,
+                "refines": self.refines, "complete": self.complete, "states": self.states, "steps": self.steps,
+                "unprojected": self.unprojected, "stutters": self.stutters, "actions": dict(self.actions),
+                "queries": self.queries, "cpu_seconds": round(self.cpu_seconds, 3), "unmatched": self.unmatched}
+
+
+def _key(st: Structure) -> tuple:
+    return (tuple(sorted((s, tuple(es)) for s, es in st.universe.items())),
+            tuple(sorted((n, tuple(sorted(rs, key=repr))) for n, rs in st.rows.items())))
+
+
+def _changes(lemma: Lemma, pre: Structure, post: Structure) -> dict:
+    """What the step changed, per state symbol: rows added and removed."""
+    out = {}
+    for sym in lemma.state:
+        a, b = pre.rows[sym.name], post.rows[sym.name]
+        if a != b:
+            out[sym.name] = {"added": sorted(map(repr, b - a)), "removed": sorted(map(repr, a - b))}
+    return out
+
+
+def match(lemma: Lemma, pre: Structure, post: Structure) -> str | None:
+    """The first action of ``lemma`` that leads from ``pre`` to ``post``, or the
+    first two in a row ("a+b"), "stutter" if no state symbol changed, or None if
+    none does. Elements new in ``post`` (a message just sent) exist in ``pre``
+    too, named by no state row."""
+    if all(pre.rows[s.name] == post.rows[s.name] for s in lemma.state):
+        return "stutter"
+    S = lemma.sorts
+    # an empty sort gets one element no row names (Z3's sorts are never empty): a message not yet sent
+    universe = {s: tuple(dict.fromkeys(pre.universe.get(s, ()) + post.universe.get(s, ()))) or (("unused", s),)
+                for s in set(pre.universe) | set(post.universe)}
+    el = {s: {e: z3.Const(f"{s}!{i}", S[s]) for i, e in enumerate(es)} for s, es in universe.items()}
+    facts: list = []
+    for s, m in el.items():
+        if len(m) > 1:
+            facts.append(z3.Distinct(*m.values()))
+        x = z3.FreshConst(S[s], "x")
+        facts.append(z3.ForAll([x], z3.Or([x == c for c in m.values()])))
+    rigid, before, after = Vocab(S, lemma.rigid, ""), lemma.vocab(""), lemma.vocab("'")
+
+    def val(sym, v):
+        if sym.range == "bool":
+            return z3.BoolVal(v is True)
+        if sym.range in el:
+            return el[sym.range][v]
+        return S.enum_values[sym.range][v]
+
+    def table(vocab, sym, rows) -> list:
+        f, got, out = getattr(vocab, sym.name), dict(rows), []
+        if not sym.args:
+            return [f == val(sym, got.get((), False))]
+        for args in itertools.product(*[universe[a] for a in sym.args]):
+            app = f(*[el[a][x] for a, x in zip(sym.args, args)])
+            if sym.range == "bool":
+                out.append(app == z3.BoolVal(args in got))
+            elif args in got:
+                out.append(app == val(sym, got[args]))
+        return out
+
+    for sym in lemma.rigid:
+        rows = pre.rows[sym.name] | post.rows[sym.name]
+        if len({args for args, _ in rows}) != len(rows) and sym.range != "bool":
+            return None  # a rigid function changed its value: no action can do that
+        facts += table(rigid, sym, rows)
+    for sym in lemma.state:
+        facts += table(before, sym, pre.rows[sym.name]) + table(after, sym, post.rows[sym.name])
+    sv = z3.Solver()
+    sv.set("timeout", 20_000)
+    sv.add(*facts, *lemma.axioms(rigid))
+    def step(a, pre_v, post_v, tag):
+        args = [z3.Const(f"{a.name}.{pn}{tag}", S[ps]) for pn, ps in a.params]
+        return [*a.formula(rigid, pre_v, post_v, *args), *frame(lemma, pre_v, post_v, a.modifies)]
+
+    for a in lemma.actions:
+        sv.push()
+        sv.add(*step(a, before, after, ""))
+        if sv.check() == z3.sat:
+            return a.name
+        sv.pop()
+    # one Python handler may do two of the lemma's steps at once (a token that completes the
+    # barrier): a state of the lemma between them, over the same elements
+    mid = lemma.vocab("~")
+    for a, b in itertools.product(lemma.actions, repeat=2):
+        sv.push()
+        sv.add(*step(a, before, mid, "1"), *step(b, mid, after, "2"))
+        if sv.check() == z3.sat:
+            return f"{a.name}+{b.name}"
+        sv.pop()
+    return None
+
+
+def check_steps(name: str, scenario: Scenario, mutant: str | None = None, protocol: str | None = None,
+                lemma: Lemma | None = None, max_states: int = 50_000, cpu_limit: float = 60.0) -> Refinement:
+    """Every transition of ``scenario`` (the Python protocol, with ``mutant``'s
+    knobs if given) against the proved relation of lemma ``name`` (or ``lemma``).
+    Breadth-first, no reduction; stops at the first step no action allows."""
+    from rrcheck.checker import symbolic
+    mod = symbolic.module(name)
+    lemma = lemma or symbolic.build(name)
+    if protocol is None:
+        protocol = symbolic.MUTANTS[mutant].protocol if mutant else getattr(mod, "PROTOCOLS", (mod.PROTOCOL,))[0]
+    sysm, _ = make_system(protocol, scenario, mutant)
+    out = Refinement(name, protocol, mutant, scenario.label())
+    t0 = time.process_time()
+    ghost = hasattr(mod, "ghost_step")
+    proj: dict = {}
+
+    def projection(node):
+        if node not in proj:
+            s, g = node
+            proj[node] = mod.project(sysm, s, g) if ghost else mod.project(sysm, s)
+        return proj[node]
+
+    seen: dict = {}
+    init = (sysm.initial(), mod.ghost_init(sysm) if ghost else None)
+    parent = {init: None}
+    frontier = deque([init])
+    while frontier:
+        node = frontier.popleft()
+        s, g = node
+        for a in sysm.actions(s):
+            s2, obs = sysm.step(s, a)
+            nxt = (s2, mod.ghost_step(sysm, g, s, a, s2, obs) if ghost else None)
+            if nxt not in parent:
+                parent[nxt] = (node, a)
+                frontier.append(nxt)
+            pre, post = projection(node), projection(nxt)
+            if pre is None or post is None:
+                out.unprojected += 1
+                continue
+            out.steps += 1
+            key = (_key(pre), _key(post))
+            if key not in seen:
+                out.queries += 1
+                seen[key] = match(lemma, pre, post)
+            got = seen[key]
+            if got is None:
+                out.unmatched = {"trace": [list(x) for x in trace_to(parent, node) + (a,)], "action": list(a),
+                                 "changes": _changes(lemma, pre, post)}
+                return _done(out, parent, t0)
+            if got == "stutter":
+                out.stutters += 1
+            else:
+                out.actions[got] += 1
+        if len(parent) > max_states or time.process_time() - t0 > cpu_limit:
+            return _done(out, parent, t0)
+    out.complete = True
+    return _done(out, parent, t0)
+
+
+def _done(out: Refinement, parent: dict, t0: float) -> Refinement:
+    out.states = len(parent)
+    out.cpu_seconds = time.process_time() - t0
+    return out
