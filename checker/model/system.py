@@ -235,7 +235,7 @@ class System:
                     memo.clear()
                 hit = memo[(p, id(pr))] = (pr, self._actions_of(p, pr))
             acts.extend(hit[1])
-        proto, ctx, n = self.protocol, self.ctx, self.n
+        ctx, n = self.ctx, self.n
         j = self._joint_collective(s) if self._collective else None
         if j is not None:
             acts.append(("coll_all", j))

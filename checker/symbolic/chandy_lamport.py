@@ -163,7 +163,7 @@ def project(sysm, s):
     channels), arrived (delivered or in the matching queue), before its
     receiver's checkpoint (``rpre``), and recorded as the channel's state."""
     from rrcheck.checker.symbolic.project import Structure
-    n, procs = sysm.n, range(sysm.n)
+    procs = range(sysm.n)
     if s.failures or any(not pr.alive or pr.vol is None or pr.vol.wave > 1 or any(c > 1 for c, _ in pr.images)
                          for pr in s.procs):  # the vocabulary has no crash
         return None
