@@ -123,3 +123,20 @@ def test_invariants_symbolic_proofs_need_their_guards():
         o = core.check(_without(lemma, action, pick))
         assert not o.proved, lemma.name
         assert o.cti.action == action, o.cti
+
+
+def test_invariants_cti_of_a_relation_the_protocol_lacks_says_they_disagree():
+    """Issue 37: a rule dropped from the Z3 relation alone, the Python protocol
+    left as it is. Without chandy-lamport's FIFO rule at a delivery, the CTI's
+    pre-state is reachable, but the protocol never breaks the conjunct from it
+    (it holds on every state); without theorem1's silence at a send, the
+    relation breaks Theorem 1 from Init while the protocol never reaches the
+    pre-state. Neither is a real bug nor a missing strengthening."""
+    from rrcheck.checker.symbolic.render import cti_table
+    cases = [("chandy-lamport", "deliver", lambda s: "Implies" in s and "mk_rcvd" in s and "ForAll" not in s),
+             ("theorem1", "send", lambda s: "stage" in s and "ForAll" not in s)]
+    for name, action, pick in cases:
+        o = symbolic.prove(name, lemma=_without(symbolic.build(name), action, pick), cpu_limit=60)
+        assert not o.proved and o.cti.action == action, name
+        assert o.cti.verdict == symbolic.DISAGREE, (name, o.cti.verdict, o.cti.projection, o.cti.explorer)
+        assert "relation and protocol disagree" in cti_table(o.cti)

@@ -50,8 +50,10 @@ def test_invariants_projected_states_satisfy_the_inductive_invariant(name, proto
 
 @pytest.mark.parametrize("name,mutant", [(n, m) for n in PROJECTED for m in LEMMAS[n].MUTANTS])
 def test_invariants_mutant_cti_is_classified_by_its_pre_state(name, mutant):
-    """A mutant's CTI is a real bug when its pre-state is reached; hmpl/no-ssn-check's
-    needs a crash (a re-sent message), which the failure-free projection never reads."""
+    """A mutant's CTI is a real bug: its pre-state is reached and the protocol
+    breaks the conjunct a few steps from it; hmpl/no-ssn-check's pre-state needs
+    a crash (a re-sent message), which the failure-free projection never reads,
+    but the relation breaks the lemma from Init and so does the protocol (its twin)."""
     mod = LEMMAS[name]
     lemma = build(name, mutant)
     # replay's axioms define which receptions are event-logged from the knob: the mutant's
@@ -61,10 +63,11 @@ def test_invariants_mutant_cti_is_classified_by_its_pre_state(name, mutant):
     o = prove(name, mutant, cpu_limit=60)
     assert o.cti is not None and o.cti.projection["complete"] or o.cti.projection["pre_state_reached"]
     if mutant == "hmpl/no-ssn-check":
-        assert not broken and o.cti.verdict == "missing strengthening"
-        assert o.cti.explorer["violated"]  # the lemma fails on the protocol all the same, after a crash
+        assert not broken and not o.cti.projection["pre_state_reached"] and o.cti.execution
+        assert o.cti.explorer["violated"] and o.cti.verdict == "real bug"  # the protocol fails after a crash
     else:
         # a re-sent message differs only after a rollback, outside replay's failure-free
         # projection; before it, the mutant's first run already breaks the logged prefix
         assert broken & ({"logged_prefix"} if name == "replay" else set(lemma.safety)), broken
         assert o.cti.projection["pre_state_reached"] and o.cti.verdict == "real bug"
+        assert o.cti.projection["breaks_conjunct_after"]  # the protocol does what the CTI's action does

@@ -52,11 +52,13 @@ def scenario_for(name: str, mutant: str | None):
     return mod.PROTOCOL, mod.SCENARIOS[0]
 
 
-def prove(name: str, mutant: str | None = None, explore: bool = True, cpu_limit: float = 60.0) -> core.Outcome:
-    """Check the lemma; on a CTI, search Z3 for a short execution from Init
-    that violates a safety conjunct, and ask the explicit explorer whether the
-    lemma's Python twin fails on a reachable state of a matching scenario."""
-    lemma = build(name, mutant)
+def prove(name: str, mutant: str | None = None, explore: bool = True, cpu_limit: float = 60.0,
+          lemma: core.Lemma | None = None) -> core.Outcome:
+    """Check the lemma (or ``lemma``, a relation edited by hand, against the
+    Python protocol as it is); on a CTI, search Z3 for a short execution from
+    Init that violates a safety conjunct, and ask the explicit explorer whether
+    the lemma's Python twin fails on a reachable state of a matching scenario."""
+    lemma = lemma or build(name, mutant)
     out = core.check(lemma, mutant)
     if out.cti is not None:
         start = {s: len(es) for s, es in out.cti.universe.items()}
@@ -70,12 +72,25 @@ def prove(name: str, mutant: str | None = None, explore: bool = True, cpu_limit:
             # is the CTI's pre-state itself reachable?
             pr = project.search(protocol, lemma, mod, out.cti, mutant, cpu_limit=cpu_limit)
             out.cti.projection = pr.as_dict()
-            out.cti.verdict = ("real bug" if pr.reached else "missing strengthening" if pr.complete
-                               else "unknown")
-        elif r.violated:
-            out.cti.verdict = "real bug"
-        elif r.complete:
-            out.cti.verdict = "missing strengthening"
+            if pr.reached:
+                out.cti.verdict = "real bug" if pr.breaks is not None else DISAGREE
+            else:
+                out.cti.verdict = _unreached(out.cti, r, pr.complete)
         else:
-            out.cti.verdict = "unknown"
+            out.cti.verdict = "real bug" if r.violated else _unreached(out.cti, r, r.complete)
     return out
+
+
+# the verdict when the lemma's relation and the Python protocol are not the same system
+DISAGREE = "relation and protocol disagree"
+
+
+def _unreached(cti: core.CTI, twin: reach.Reach, complete: bool) -> str:
+    """The verdict of a CTI whose pre-state the protocol never reaches. If the
+    relation itself breaks a safety conjunct from Init (``cti.execution``), no
+    strengthening can help: a real bug when the protocol breaks the lemma too
+    (its twin, through states the projection does not read), else the relation
+    has behaviour the protocol lacks."""
+    if cti.execution is not None:
+        return "real bug" if twin.violated else DISAGREE if twin.complete else "unknown"
+    return "missing strengthening" if complete else "unknown"

@@ -154,7 +154,7 @@ class CTI:
     pre: dict
     post: dict
     mutant: str | None = None
-    verdict: str = ""          # real bug | missing strengthening | unknown, after the explorer is asked
+    verdict: str = ""          # real bug | missing strengthening | relation and protocol disagree | unknown
     explorer: dict = field(default_factory=dict)   # the lemma's Python twin searched for on the protocol
     projection: dict = field(default_factory=dict)  # the pre-state searched for (checker/symbolic/project.py)
     execution: dict | None = None  # a bounded execution from Init violating a safety conjunct (bmc)

@@ -188,13 +188,15 @@ def _order(p: str, rigid: dict, pre: dict):
 def cti_system(cti, protocol: str, mutant: str | None):
     """A failure-free run with exactly the CTI's sent messages, its groups
     (``same``) one per node, and in each process the order of receptions and
-    sends its ``dep`` relation fixes."""
+    sends its ``dep`` relation fixes — after the CTI's action, so that the
+    protocol can take that step from the pre-state."""
     from rrcheck.checker.symbolic.project import groups, system_of
     from rrcheck.checker.model.workloads import recv, send
     procs = sorted(cti.universe["proc"])
     idx = {p: i for i, p in enumerate(procs)}
     rigid = {sym: dict(r.split("->") for r in cti.rigid[sym]) for sym in ("src", "dst")}
-    rows = lambda sym: {tuple(r.split(",")) if "," in r else r for r in cti.pre[sym]}  # noqa: E731
+    # the programs hold the CTI's own step too (a reception the action makes): the post-state's rows
+    rows = lambda sym: {tuple(r.split(",")) if "," in r else r for r in cti.post.get(sym, cti.pre[sym])}  # noqa: E731
     pre = {"sent": rows("sent"), "rcvd": rows("rcvd"), "dep": rows("dep")}
     node_of = groups(cti)
     progs = []

@@ -8,8 +8,11 @@ a renaming of elements.  Elements of an open sort (``OPEN``: messages, say) that
 take part in no state relation — a message not yet sent — are left out on both
 sides, so a CTI over three messages matches a run of a workload with more.
 
-Reached: the CTI is a **real bug** (the pre-state occurs, and the lemma's
-action from it breaks the conjunct).  Never reached in a complete search: a
+Reached, and within a few Python steps from it a state breaks the CTI's
+conjunct: the CTI is a **real bug** (the pre-state occurs, and the protocol does
+from it what the lemma's action does). Reached, and no such state: **the
+relation and the protocol disagree** (the relation allows a step the protocol
+does not have).  Never reached in a complete search: a
 **missing strengthening** (for that scenario's size), as mypyvy reads an
 unreachable CTI.  A projection returns None for states outside the lemma's
 vocabulary (a crash, a second wave), which are never a match.
@@ -127,11 +130,13 @@ class Reached:
     states: int
     cpu_seconds: float
     trace: tuple = ()
+    breaks: tuple | None = None  # from the reached pre-state, Python steps to a state breaking the CTI's conjunct
 
     def as_dict(self) -> dict:
         return {"protocol": self.protocol, "mutant": self.mutant, "scenario": self.scenario,
                 "pre_state_reached": self.reached, "complete": self.complete, "states": self.states,
-                "cpu_seconds": round(self.cpu_seconds, 3), "trace": [list(a) for a in self.trace]}
+                "cpu_seconds": round(self.cpu_seconds, 3), "trace": [list(a) for a in self.trace],
+                "breaks_conjunct_after": [list(a) for a in self.breaks] if self.breaks is not None else None}
 
 
 def groups(cti) -> list[int]:
@@ -200,11 +205,35 @@ def search(protocol: str, lemma, mod, cti, mutant: str | None = None,
 
     for k, (node, proj, parent) in enumerate(walk(mod, sysm)):
         if proj is not None and isomorphic(lemma, target, proj, open_sorts):
-            return done(True, False, node)
+            out = done(True, False, node)
+            out.breaks = _breaks_from(mod, sysm, node, lemma, cti.conjunct)
+            return out
         # the CPU clock is a system call: read it every 256 states
         if len(parent) > max_states or k % 256 == 0 and time.process_time() - t0 > cpu_limit:
             return done(False, False)
     return done(False, True)
+
+
+def _breaks_from(mod, sysm, node, lemma, conjunct: str, depth: int = 3) -> tuple | None:
+    """The shortest run of at most ``depth`` Python steps from ``node`` to a state
+    whose projection breaks ``conjunct`` (the protocol doing what the CTI's action
+    does: one handler may be two of the relation's steps, or half of one), or None."""
+    frontier, seen = [(node, ())], {node}
+    for _ in range(depth):
+        nxt = []
+        for (s, g), path in frontier:
+            for a in sysm.actions(s):
+                s2, obs = sysm.step(s, a)
+                n2 = (s2, mod.ghost_step(sysm, g, s, a, s2, obs) if hasattr(mod, "ghost_step") else None)
+                if n2 in seen:
+                    continue
+                seen.add(n2)
+                proj = mod.project(sysm, s2, n2[1]) if hasattr(mod, "ghost_step") else mod.project(sysm, s2)
+                if proj is not None and conjunct in failing_conjuncts(lemma, proj):
+                    return path + (a,)
+                nxt.append((n2, path + (a,)))
+        frontier = nxt
+    return None
 
 
 def failing_conjuncts(lemma, st: Structure) -> list[str]:
@@ -216,11 +245,11 @@ def failing_conjuncts(lemma, st: Structure) -> list[str]:
 
     from rrcheck.checker.symbolic.core import Vocab
     S = lemma.sorts
-    el = {s: {e: z3.Const(f"{s}!{i}", S[s]) for i, e in enumerate(es)} for s, es in st.universe.items()}
+    # an empty sort gets one element no row names (Z3's sorts are never empty): a message not yet sent
+    universe = {s: tuple(es) or (("unused", s),) for s, es in st.universe.items()}
+    el = {s: {e: z3.Const(f"{s}!{i}", S[s]) for i, e in enumerate(es)} for s, es in universe.items()}
     facts = []
     for s, m in el.items():
-        if not m:
-            return []  # an empty sort: nothing to say (Z3's sorts are never empty)
         facts.append(z3.Distinct(*m.values()) if len(m) > 1 else z3.BoolVal(True))
         x = z3.FreshConst(S[s], "x")
         facts.append(z3.ForAll([x], z3.Or([x == c for c in m.values()])))
@@ -239,7 +268,7 @@ def failing_conjuncts(lemma, st: Structure) -> list[str]:
         if not sym.args:
             facts.append(f == val(sym, table.get((), False)))
             continue
-        for args in itertools.product(*[st.universe[a] for a in sym.args]):
+        for args in itertools.product(*[universe[a] for a in sym.args]):
             app = f(*[el[a][x] for a, x in zip(sym.args, args)])
             if sym.range == "bool":
                 facts.append(app == z3.BoolVal(args in table))

@@ -29,9 +29,14 @@ def cti_table(c: CTI) -> str:
     if c.verdict and c.projection:
         e = c.projection
         how = (f"the explorer reaches the pre-state, projected to the lemma's vocabulary, in {len(e['trace'])} "
-               f"steps ({e['scenario']})" if e["pre_state_reached"] else
+               f"steps ({e['scenario']}), " + (
+                   f"and {len(e['breaks_conjunct_after'])} step(s) from it break {c.conjunct}"
+                   if e.get("breaks_conjunct_after") is not None
+                   else f"but no run of three steps from it breaks {c.conjunct}")
+               if e["pre_state_reached"] else
                f"no state of {e['scenario']} projects to the pre-state ({e['states']:,} states, "
-               f"{'complete' if e['complete'] else 'search cut short'})")
+               f"{'complete' if e['complete'] else 'search cut short'})"
+               + (", yet the relation breaks the lemma from Init (the execution above)" if c.execution else ""))
         lines.append(f"  verdict: {c.verdict} — {how}")
     elif c.verdict:
         e = c.explorer
@@ -42,7 +47,7 @@ def cti_table(c: CTI) -> str:
         lines.append(f"  verdict: {c.verdict} — {how}")
     if c.verdict and c.projection and c.explorer:
         e = c.explorer
-        lines.append(f"  the lemma on the protocol: " + (
+        lines.append("  the lemma on the protocol: " + (
             f"violated in {len(e['trace'])} steps ({e['scenario']}): {e['message']}" if e["violated"] else
             f"holds on {e['states']:,} states of {e['scenario']}"
             f"{'' if e['complete'] else ' (search cut short)'}"))
