@@ -8,32 +8,39 @@ from __future__ import annotations
 import pytest
 
 from rrcheck.checker import symbolic
-from rrcheck.checker.model.scenarios import Scenario
 from rrcheck.checker.symbolic import refine
 
-# (lemma, protocol, failure-free scenario, the lemma's actions its steps exercise): the
-# projections read failure-free states (a crash is outside theorem1's and chandy-lamport's
-# vocabulary; phases' and pessimism's restarts are not projected), so those actions only
-REFINING = [
-    ("theorem1", "correlated-set", Scenario("pingpong", 2, 1, failures=0),
-     {"send", "deliver", "start", "token", "barrier1", "checkpoint", "barrier2"}),
-    ("chandy-lamport", "chandy-lamport", Scenario("ring", 2, 2, failures=0), {"send", "initiate", "marker", "deliver"}),
-    ("phases", "send-deterministic", Scenario("sd_phases", checkpoints=0, failures=0), {"send", "receive"}),
-    ("pessimism", "rbml", Scenario("pingpong", 2, 2, checkpoints=0, failures=0), {"send", "receive", "confirm"}),
-    ("pessimism", "sbml", Scenario("pingpong", 2, 2, checkpoints=0, failures=0), {"send", "receive", "confirm"}),
-]
+# the lemma's actions each refining lemma's steps exercise: its projection reads failure-free
+# states only, so phases' restart, resend and release and pessimism's crashes are not among them
+EXERCISED = {"theorem1": {"send", "deliver", "start", "token", "barrier1", "checkpoint", "barrier2"},
+             "chandy-lamport": {"send", "initiate", "marker", "deliver"},
+             "phases": {"send", "receive"}, "pessimism": {"send", "receive", "confirm"},
+             "log-end": {"send", "deliver", "checkpoint", "ready", "stop"}}
+REFINING = [(n, p, sc) for n, runs in refine.STEPS.items() if n not in refine.OPEN for p, sc in runs]
 
 
-@pytest.mark.parametrize("name,protocol,sc,exercised", REFINING, ids=[f"{n}-{p}" for n, p, *_ in REFINING])
-def test_invariants_every_python_step_is_a_step_of_the_lemma(name, protocol, sc, exercised):
+def test_invariants_step_scenarios_cover_every_lemma():
+    assert set(refine.STEPS) == set(symbolic.LEMMAS) and set(EXERCISED) == set(symbolic.LEMMAS) - set(refine.OPEN)
+
+
+@pytest.mark.parametrize("name,protocol,sc", REFINING, ids=[f"{n}-{p}" for n, p, _ in REFINING])
+def test_invariants_every_python_step_is_a_step_of_the_lemma(name, protocol, sc):
     r = refine.check_steps(name, sc, protocol=protocol)
     assert r.refines, r.as_dict()
-    assert r.complete and r.steps > 0 and r.stutters < r.steps
+    assert r.complete and not r.vacuous and r.unprojected == 0
     matched = {a for combo in r.actions for a in combo.split("+")}
-    assert matched == exercised, r.actions
+    assert matched == EXERCISED[name], r.actions
 
 
-MUTATED = [(n, m, sc) for n, p, sc, _ in REFINING for m in symbolic.module(n).MUTANTS
+@pytest.mark.parametrize("name", sorted(refine.OPEN))
+def test_invariants_open_step_links_still_open(name):
+    """docs/prove.md lists the lemmas not yet tied step by step, with the reason
+    measured; when one is settled this fails, and the list must shrink."""
+    rs = [refine.check_steps(name, sc, protocol=p) for p, sc in refine.STEPS[name]]
+    assert any(not r.refines or r.vacuous for r in rs), [r.as_dict() for r in rs]
+
+
+MUTATED = [(n, m, sc) for n, p, sc in REFINING for m in symbolic.module(n).MUTANTS
            if symbolic.MUTANTS[m].protocol == p]
 
 
@@ -46,7 +53,6 @@ def test_invariants_a_python_only_change_breaks_the_step_link(name, mutant, sc):
     r = refine.check_steps(name, sc, mutant=mutant)
     assert not r.refines, r.as_dict()
     assert r.unmatched["trace"] and r.unmatched["changes"]
-    assert symbolic.prove(name, explore=False).proved  # the proof alone does not notice
 
 
 def test_invariants_step_match_reads_stutters_and_refuses_the_impossible():
@@ -69,3 +75,21 @@ def test_invariants_step_match_reads_stutters_and_refuses_the_impossible():
     assert refine.match(lemma, blank, sent) == "send"
     assert refine.match(lemma, blank, arrived) == "send+deliver"
     assert refine.match(lemma, sent, blank) is None
+
+
+def test_cli_prove_refine(tmp_path, capsys):
+    """`rrcheck prove --refine`: the proof and, per scenario, the steps held to the
+    relation; exit 1 where a step matches no action (hmpl, open) or where the
+    Python protocol carries a mutant's knob the relation does not."""
+    import json
+
+    from rrcheck.cli import main
+    assert main(["prove", "pessimism", "--refine", "--json", "--out", str(tmp_path)]) == 0
+    out = json.loads(capsys.readouterr().out)
+    steps = out["lemmas"][0]["steps"]
+    assert [s["protocol"] for s in steps] == ["rbml", "sbml"] and all(s["refines"] and s["steps"] for s in steps)
+    assert main(["prove", "hmpl", "--refine", "--out", str(tmp_path)]) == 1
+    assert "UNMATCHED at ['deliver', 0, 1, 0]" in capsys.readouterr().out
+    assert main(["prove", "--mutant", "rbml/send-before-logged", "--refine", "--out", str(tmp_path)]) == 1
+    text = capsys.readouterr().out
+    assert "pessimism: proved" in text and "steps of rbml with rbml/send-before-logged" in text and "UNMATCHED" in text

@@ -1,9 +1,11 @@
 """``rrcheck prove``: the protocols' safety lemmas proved inductively with Z3
 for any number of processes and messages (rrcheck.checker.symbolic).
 
-    rrcheck prove [LEMMA ...] [--all] [--mutant M] [--json] [--out DIR]
+    rrcheck prove [LEMMA ...] [--all] [--mutant M] [--refine] [--json] [--out DIR]
 
-Exit status: 0 every lemma proved, 1 a counterexample to induction, 2 a usage error.
+Exit status: 0 every lemma proved (and, with --refine, every step of the protocol an
+action of its relation), 1 a counterexample to induction or a step no action allows,
+2 a usage error.
 """
 from __future__ import annotations
 
@@ -25,6 +27,9 @@ def add_parser(sub) -> None:
     s.add_argument("--mutant", help="check the lemma(s) against this mutant's transition relation")
     s.add_argument("--json", action="store_true", help="print the outcomes as JSON on stdout")
     s.add_argument("--out", default="rrcheck-out", help="directory where counterexamples to induction are saved")
+    s.add_argument("--refine", action="store_true",
+                   help="also hold every step of the protocol (with --mutant's knobs, if given) on the lemma's "
+                        "failure-free scenarios to the proved relation, step by step")
     s.add_argument("--no-explore", action="store_true",
                    help="do not ask the explicit explorer whether a counterexample is reachable")
     s.set_defaults(func=cmd_prove)
@@ -45,6 +50,7 @@ def _out_dir(path: str) -> Path:
 
 def cmd_prove(args) -> int:
     from rrcheck.checker import symbolic
+    from rrcheck.checker.symbolic.refine import OPEN
     from rrcheck.checker.symbolic.render import cti_table, outcome_line
     names = list(args.lemmas)
     for n in names:
@@ -64,9 +70,13 @@ def cmd_prove(args) -> int:
     out_dir = _out_dir(args.out)
     t0 = time.process_time()
     outcomes, files = [], []
+    refined: dict = {}
     for n in names:
-        o = symbolic.prove(n, args.mutant, explore=not args.no_explore)
+        # with --refine, the mutant's knobs go to the Python protocol only, held to the proved relation
+        o = symbolic.prove(n, None if args.refine else args.mutant, explore=not args.no_explore)
         outcomes.append(o)
+        if args.refine:
+            refined[n] = _refine(n, args.mutant)
         if o.cti is not None:
             from rrcheck.files import write_text
             f = out_dir / f"cti-{n}{'-' + args.mutant.replace('/', '-') if args.mutant else ''}.json"
@@ -77,8 +87,22 @@ def cmd_prove(args) -> int:
             if o.cti is not None:
                 print(cti_table(o.cti))
                 print(f"  saved: {files[-1]}")
-    ok = all(o.proved for o in outcomes)
+            for r in refined.get(n, ()):
+                print(r.line())
+            if n in refined and n in OPEN and not args.mutant:
+                print(f"  (open: {OPEN[n]})")
+    ok = all(o.proved for o in outcomes) and all(r.refines and not r.vacuous for rs in refined.values() for r in rs)
     if args.json:
+        lemmas = [o.as_dict() | ({"steps": [r.as_dict() for r in refined[o.lemma]]} if o.lemma in refined else {})
+                  for o in outcomes]
         print(json.dumps({"proved": ok, "cpu_seconds": round(time.process_time() - t0, 3),
-                          "lemmas": [o.as_dict() for o in outcomes], "files": files}, indent=1))
+                          "lemmas": lemmas, "files": files}, indent=1))
     return 0 if ok else 1
+
+
+def _refine(name: str, mutant: str | None) -> list:
+    """The lemma's step check on each of its scenarios (those of the mutant's protocol only)."""
+    from rrcheck.checker.symbolic import MUTANTS
+    from rrcheck.checker.symbolic.refine import STEPS, check_steps
+    runs = [(p, sc) for p, sc in STEPS[name] if mutant is None or MUTANTS[mutant].protocol == p]
+    return [check_steps(name, sc, mutant, protocol=p) for p, sc in runs]
