@@ -9,12 +9,16 @@ ENGINES = {"test_invariants_stateful.py": "fuzz", "test_invariants_tla.py": "tla
            "test_invariants_tla_sd_c3.py": "tla", "test_runtime_invariants_mpi.py": "mpi",
            "test_runtime_invariants_apps.py": "mpi", "test_runtime_invariants_predict.py": "mpi",
            "test_parallel_mpi.py": "mpi", "test_predict_invariants_synthetic.py": "sweep"}
-# sweeps: every mutant again without the reductions; every lemma's CTI looked for among reachable states
-# (and a relation edited by hand, told from a bug); the figure beyond the default scenarios that the main
+# sweeps, the engine's and the checker's soundness rather than a protocol's: every mutant again without
+# the reductions, and the default scenarios' terminal states with and without them; every lemma's CTI
+# looked for among reachable states (and a relation edited by hand, told from a bug; the step links still
+# open); every property switched off in turn; and the figure beyond the default scenarios that the main
 # job (rrcheck check --all) checks as well
-SWEEPS = ("test_invariants_reductions_keep_the_verdict", "test_invariants_mutant_cti_is_classified_by_its_pre_state",
+SWEEPS = ("test_invariants_reductions_keep_the_verdict", "test_invariants_reductions_keep_terminal_states",
+          "test_invariants_mutant_cti_is_classified_by_its_pre_state",
           "test_invariants_correlated_set_two_sets_checkpoint_per_set_node_crash",
-          "test_invariants_cti_of_a_relation_the_protocol_lacks_says_they_disagree")
+          "test_invariants_cti_of_a_relation_the_protocol_lacks_says_they_disagree",
+          "test_invariants_open_step_links_still_open", "test_invariants_guard_notices_a_property_switched_off")
 
 
 @pytest.hookimpl(tryfirst=True)
