@@ -236,6 +236,49 @@ def _breaks_from(mod, sysm, node, lemma, conjunct: str, depth: int = 3) -> tuple
     return None
 
 
+class ClosedWorld:
+    """Finite structures read by Z3 as the whole interpretation: each element a
+    distinct constant and every element of its sort one of them; a relation true
+    exactly on its rows, a function equal to its rows' values where it has rows.
+    An empty sort gets one element no row names (Z3's sorts are never empty): a
+    message not yet sent."""
+
+    def __init__(self, lemma, universe: dict):
+        import z3
+        S = self.sorts = lemma.sorts
+        self.universe = {s: tuple(es) or (("unused", s),) for s, es in universe.items()}
+        self.el = {s: {e: z3.Const(f"{s}!{i}", S[s]) for i, e in enumerate(es)} for s, es in self.universe.items()}
+        self.facts = []
+        for m in self.el.values():
+            sort = next(iter(m.values())).sort()
+            if len(m) > 1:
+                self.facts.append(z3.Distinct(*m.values()))
+            x = z3.FreshConst(sort, "x")
+            self.facts.append(z3.ForAll([x], z3.Or([x == c for c in m.values()])))
+
+    def value(self, sym, v):
+        import z3
+        if sym.range == "bool":
+            return z3.BoolVal(v is True)
+        if sym.range in self.el:
+            return self.el[sym.range][v]
+        return self.sorts.enum_values[sym.range][v]
+
+    def table(self, vocab, sym, rows) -> list:
+        """The formulas that fix ``sym`` of ``vocab`` to ``rows``."""
+        import z3
+        f, got, out = getattr(vocab, sym.name), dict(rows), []
+        if not sym.args:
+            return [f == self.value(sym, got.get((), False))]
+        for args in itertools.product(*[self.universe[a] for a in sym.args]):
+            app = f(*[self.el[a][x] for a, x in zip(sym.args, args)])
+            if sym.range == "bool":
+                out.append(app == z3.BoolVal(args in got))
+            elif args in got:
+                out.append(app == self.value(sym, got[args]))
+        return out
+
+
 def failing_conjuncts(lemma, st: Structure) -> list[str]:
     """The conjuncts of the lemma's invariant that the finite structure ``st``
     (a projected model state) violates, with the axioms: each is asked of Z3 with
@@ -244,36 +287,11 @@ def failing_conjuncts(lemma, st: Structure) -> list[str]:
     import z3
 
     from rrcheck.checker.symbolic.core import Vocab
-    S = lemma.sorts
-    # an empty sort gets one element no row names (Z3's sorts are never empty): a message not yet sent
-    universe = {s: tuple(es) or (("unused", s),) for s, es in st.universe.items()}
-    el = {s: {e: z3.Const(f"{s}!{i}", S[s]) for i, e in enumerate(es)} for s, es in universe.items()}
-    facts = []
-    for s, m in el.items():
-        facts.append(z3.Distinct(*m.values()) if len(m) > 1 else z3.BoolVal(True))
-        x = z3.FreshConst(S[s], "x")
-        facts.append(z3.ForAll([x], z3.Or([x == c for c in m.values()])))
-    rigid, state = Vocab(S, lemma.rigid, ""), Vocab(S, lemma.state, "")
-
-    def val(sym, v):
-        if sym.range == "bool":
-            return z3.BoolVal(v is True)
-        if sym.range in el:
-            return el[sym.range][v]
-        return S.enum_values[sym.range][v]
-
+    world = ClosedWorld(lemma, st.universe)
+    rigid, state = Vocab(lemma.sorts, lemma.rigid, ""), Vocab(lemma.sorts, lemma.state, "")
+    facts = list(world.facts)
     for sym in lemma.rigid + lemma.state:
-        f = getattr(rigid if sym in lemma.rigid else state, sym.name)
-        table = dict(st.rows[sym.name])
-        if not sym.args:
-            facts.append(f == val(sym, table.get((), False)))
-            continue
-        for args in itertools.product(*[universe[a] for a in sym.args]):
-            app = f(*[el[a][x] for a, x in zip(sym.args, args)])
-            if sym.range == "bool":
-                facts.append(app == z3.BoolVal(args in table))
-            elif args in table:
-                facts.append(app == val(sym, table[args]))
+        facts += world.table(rigid if sym in lemma.rigid else state, sym, st.rows[sym.name])
     base = facts + list(lemma.axioms(rigid))
     sv = z3.Solver()
     sv.add(*base)

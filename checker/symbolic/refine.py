@@ -27,7 +27,7 @@ import z3
 
 from rrcheck.checker.model.scenarios import Scenario, make_system
 from rrcheck.checker.symbolic.core import Lemma, Vocab, frame
-from rrcheck.checker.symbolic.project import Structure
+from rrcheck.checker.symbolic.project import ClosedWorld, Structure
 from rrcheck.checker.symbolic.reach import trace_to
 
 
@@ -118,47 +118,21 @@ def match(lemma: Lemma, pre: Structure, post: Structure) -> str | None:
     if all(pre.rows[s.name] == post.rows[s.name] for s in lemma.state):
         return "stutter"
     S = lemma.sorts
-    # an empty sort gets one element no row names (Z3's sorts are never empty): a message not yet sent
-    universe = {s: tuple(dict.fromkeys(pre.universe.get(s, ()) + post.universe.get(s, ()))) or (("unused", s),)
-                for s in set(pre.universe) | set(post.universe)}
-    el = {s: {e: z3.Const(f"{s}!{i}", S[s]) for i, e in enumerate(es)} for s, es in universe.items()}
-    facts: list = []
-    for s, m in el.items():
-        if len(m) > 1:
-            facts.append(z3.Distinct(*m.values()))
-        x = z3.FreshConst(S[s], "x")
-        facts.append(z3.ForAll([x], z3.Or([x == c for c in m.values()])))
+    world = ClosedWorld(lemma, {s: tuple(dict.fromkeys(pre.universe.get(s, ()) + post.universe.get(s, ())))
+                                for s in set(pre.universe) | set(post.universe)})
     rigid, before, after = Vocab(S, lemma.rigid, ""), lemma.vocab(""), lemma.vocab("'")
-
-    def val(sym, v):
-        if sym.range == "bool":
-            return z3.BoolVal(v is True)
-        if sym.range in el:
-            return el[sym.range][v]
-        return S.enum_values[sym.range][v]
-
-    def table(vocab, sym, rows) -> list:
-        f, got, out = getattr(vocab, sym.name), dict(rows), []
-        if not sym.args:
-            return [f == val(sym, got.get((), False))]
-        for args in itertools.product(*[universe[a] for a in sym.args]):
-            app = f(*[el[a][x] for a, x in zip(sym.args, args)])
-            if sym.range == "bool":
-                out.append(app == z3.BoolVal(args in got))
-            elif args in got:
-                out.append(app == val(sym, got[args]))
-        return out
-
+    facts = list(world.facts)
     for sym in lemma.rigid:
         rows = pre.rows[sym.name] | post.rows[sym.name]
         if len({args for args, _ in rows}) != len(rows) and sym.range != "bool":
             return None  # a rigid function changed its value: no action can do that
-        facts += table(rigid, sym, rows)
+        facts += world.table(rigid, sym, rows)
     for sym in lemma.state:
-        facts += table(before, sym, pre.rows[sym.name]) + table(after, sym, post.rows[sym.name])
+        facts += world.table(before, sym, pre.rows[sym.name]) + world.table(after, sym, post.rows[sym.name])
     sv = z3.Solver()
     sv.set("timeout", 20_000)
     sv.add(*facts, *lemma.axioms(rigid))
+
     def step(a, pre_v, post_v, tag):
         args = [z3.Const(f"{a.name}.{pn}{tag}", S[ps]) for pn, ps in a.params]
         return [*a.formula(rigid, pre_v, post_v, *args), *frame(lemma, pre_v, post_v, a.modifies)]
