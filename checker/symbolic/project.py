@@ -169,24 +169,34 @@ def cti_system(mod, cti, protocol: str, mutant: str | None):
     return make_system(protocol, scenario, mutant)[0], scenario.label()
 
 
-def walk(mod, sysm):
+def transitions(mod, sysm):
     """Breadth-first over the (state, path ghost) pairs of ``sysm``: yields
-    each node, its projection and the BFS tree's parent links (a dict the
-    caller may read while walking)."""
+    (node, action, next node, the BFS tree's parent links) for every transition,
+    after (None, None, the initial node, links) — a dict the caller may read."""
     ghost = hasattr(mod, "ghost_step")
     init = (sysm.initial(), mod.ghost_init(sysm) if ghost else None)
     parent = {init: None}
     frontier = deque([init])
+    yield None, None, init, parent
     while frontier:
         node = frontier.popleft()
         s, g = node
-        yield node, (mod.project(sysm, s, g) if ghost else mod.project(sysm, s)), parent
         for a in sysm.actions(s):
             s2, obs = sysm.step(s, a)
             nxt = (s2, mod.ghost_step(sysm, g, s, a, s2, obs) if ghost else None)
             if nxt not in parent:
                 parent[nxt] = (node, a)
                 frontier.append(nxt)
+            yield node, a, nxt, parent
+
+
+def walk(mod, sysm):
+    """Each node of :func:`transitions` once, as it is found, with its projection."""
+    ghost = hasattr(mod, "ghost_step")
+    for node, a, nxt, parent in transitions(mod, sysm):
+        if parent[nxt] == (None if node is None else (node, a)):  # the transition that found it
+            s, g = nxt
+            yield nxt, (mod.project(sysm, s, g) if ghost else mod.project(sysm, s)), parent
 
 
 def search(protocol: str, lemma, mod, cti, mutant: str | None = None,

@@ -20,14 +20,14 @@ from __future__ import annotations
 
 import itertools
 import time
-from collections import Counter, deque
+from collections import Counter
 from dataclasses import dataclass, field
 
 import z3
 
 from rrcheck.checker.model.scenarios import Scenario, make_system
 from rrcheck.checker.symbolic.core import Lemma, Vocab, frame
-from rrcheck.checker.symbolic.project import ClosedWorld, Structure
+from rrcheck.checker.symbolic.project import ClosedWorld, Structure, transitions
 from rrcheck.checker.symbolic.reach import trace_to
 
 
@@ -186,38 +186,31 @@ def check_steps(name: str, scenario: Scenario, mutant: str | None = None, protoc
         return proj[node]
 
     seen: dict = {}
-    init = (sysm.initial(), mod.ghost_init(sysm) if ghost else None)
-    parent = {init: None}
-    frontier = deque([init])
-    while frontier:
-        node = frontier.popleft()
-        s, g = node
-        for a in sysm.actions(s):
-            s2, obs = sysm.step(s, a)
-            nxt = (s2, mod.ghost_step(sysm, g, s, a, s2, obs) if ghost else None)
-            if nxt not in parent:
-                parent[nxt] = (node, a)
-                frontier.append(nxt)
-            pre, post = projection(node), projection(nxt)
-            if pre is None or post is None:
-                out.unprojected += 1
-                continue
-            out.steps += 1
-            key = (_key(pre), _key(post))
-            if key not in seen:
-                out.queries += 1
-                seen[key] = match(lemma, pre, post)
-            got = seen[key]
-            if got is None:
-                out.unmatched = {"trace": [list(x) for x in trace_to(parent, node) + (a,)], "action": list(a),
-                                 "changes": _changes(lemma, pre, post)}
-                return _done(out, parent, t0)
-            if got == "stutter":
-                out.stutters += 1
-            else:
-                out.actions[got] += 1
-        if len(parent) > max_states or time.process_time() - t0 > cpu_limit:
+    parent: dict = {}
+    for k, (node, a, nxt, parent) in enumerate(transitions(mod, sysm)):
+        # the CPU clock is a system call: read it every 256 transitions
+        if len(parent) > max_states or k % 256 == 0 and time.process_time() - t0 > cpu_limit:
             return _done(out, parent, t0)
+        if node is None:
+            continue
+        pre, post = projection(node), projection(nxt)
+        if pre is None or post is None:
+            out.unprojected += 1
+            continue
+        out.steps += 1
+        key = (_key(pre), _key(post))
+        if key not in seen:
+            out.queries += 1
+            seen[key] = match(lemma, pre, post)
+        got = seen[key]
+        if got is None:
+            out.unmatched = {"trace": [list(x) for x in trace_to(parent, node) + (a,)], "action": list(a),
+                             "changes": _changes(lemma, pre, post)}
+            return _done(out, parent, t0)
+        if got == "stutter":
+            out.stutters += 1
+        else:
+            out.actions[got] += 1
     out.complete = True
     return _done(out, parent, t0)
 
