@@ -125,8 +125,9 @@ def cti_scenario(cti) -> Scenario:
 
 def project(sysm, s):
     """Each application message (src, dst, SSN) in the flow of Fig. 4.4: sent; in
-    the sender's TB; on the wire; taken by the receiver's FT layer (its Table of
-    SSN); on its way to the logger (not yet forwarded, or in flight: ``logq``);
+    the sender's TB; in transit (on the wire, or in the receiver's matching queue:
+    its determinant is made when the application takes it, t2); taken (by the
+    Table of SSN, and out of the queue); on its way to the logger (not yet forwarded, or in flight: ``logq``);
     saved by the logger (``lg``, twice: ``lg2``); confirmed to the receiver
     (``conf``, t6); the erase request on its way to the sender (``eraseq``); and
     gone from the TB (``erased``, t7)."""
@@ -143,7 +144,9 @@ def project(sysm, s):
                 continue
             host = proto.host(ctx, q)
             tb = {ssn for d, ssn, _ in s.procs[p].vol.tb if d == q}
-            wire = {pk.hdr[0] for pk in s.wire[p * n + q] if pk.kind == "app"}
+            # in transit until the application takes it: on the wire, or in q's matching queue
+            queued = {m.msg.gid[2] + 1 for m in s.procs[q].mailbox if m.msg.src == p}
+            wire = {pk.hdr[0] for pk in s.wire[p * n + q] if pk.kind == "app"} | queued
             logs = [pk.hdr for pk in s.procs[q].vol.unsent + s.wire[q * n + host] if pk.kind == "log"]
             saved = [e for e in s.procs[host].vol.lg[q] if e[1] == p]
             erase = [pk.hdr[0] for pk in s.wire[q * n + p] if pk.kind == "erase"]
@@ -152,7 +155,7 @@ def project(sysm, s):
                 msgs.append(m)
                 copies = sum(1 for e in saved if e[2] == ssn)
                 for name, holds in (("sent", True), ("tb", ssn in tb), ("wire", ssn in wire),
-                                    ("got", ssn <= s.procs[q].vol.tssn[p]),
+                                    ("got", ssn <= s.procs[q].vol.tssn[p] and ssn not in queued),
                                     ("logq", any(h[1] == p and h[2] == ssn for h in logs)),
                                     ("lg", copies >= 1), ("lg2", copies >= 2),
                                     ("conf", ssn <= s.procs[q].vol.conf[p]),

@@ -48,8 +48,6 @@ STEPS: dict[str, tuple[tuple[str, Scenario], ...]] = {
 # protocol, and why (measured; docs/prove.md): each must be settled against its paper.
 OPEN = {
     "replay": "its failure-free projection never changes: every step is a stutter (vacuous)",
-    "hmpl": "the relation takes a message into the FT layer and queues its log in one step; "
-            "the protocol does it in two, the delivery and the application's reception",
 }
 
 
