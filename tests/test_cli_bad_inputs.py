@@ -668,3 +668,32 @@ def test_a_table_standard_output_refuses_is_kept(tmp_path, monkeypatch):
         rows.close()
     kept = Path(str(e.value).rsplit(" ", 1)[-1])
     assert kept.read_text().splitlines() == [f"row {i}" for i in range(3000)]
+
+
+def test_ctrl_c_inside_z3_is_one_line(monkeypatch, capsys):
+    """Ctrl-C during a Z3 query: Z3 answers unknown ("canceled"), or its ctypes
+    layer wraps the KeyboardInterrupt in an ArgumentError; either way one line
+    and exit 130, never a traceback or a verdict."""
+    import ctypes
+
+    import z3
+
+    from rrcheck import cli
+    from rrcheck.checker import symbolic
+    from rrcheck.checker.symbolic.core import solved
+
+    class Canceled:
+        def check(self):
+            return z3.unknown
+
+        def reason_unknown(self):
+            return "canceled"
+    with pytest.raises(KeyboardInterrupt):
+        solved(Canceled())
+
+    def wrapped(*a, **k):
+        raise ctypes.ArgumentError("argument 2: KeyboardInterrupt: ")
+    monkeypatch.setattr(symbolic, "prove", wrapped)
+    assert cli.main(["prove", "theorem1"]) == 130
+    err = capsys.readouterr().err
+    assert err == "rrcheck: interrupted\n"

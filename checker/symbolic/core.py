@@ -224,6 +224,16 @@ def _query(lemma: Lemma, rigid: Vocab, action: Action | None, j: int):
     return fs, pre, post, args
 
 
+def solved(sv: z3.Solver) -> z3.CheckSatResult:
+    """``solved(sv)``; Ctrl-C during it, which Z3 takes as a cancel and answers
+    unknown, raised again as KeyboardInterrupt (one line at the command, not a
+    verdict)."""
+    r = sv.check()
+    if r == z3.unknown and sv.reason_unknown() in ("canceled", "interrupted from keyboard"):
+        raise KeyboardInterrupt
+    return r
+
+
 def _solver(fs) -> z3.Solver:
     sv = z3.Solver()
     sv.set("timeout", 20_000)
@@ -240,7 +250,7 @@ def check(lemma: Lemma, mutant: str | None = None, minimise: bool = True) -> Out
         for j in range(len(lemma.conjuncts)):
             n += 1
             fs, pre, post, args = _query(lemma, rigid, action, j)
-            r = _solver(fs).check()
+            r = solved(_solver(fs))
             if r == z3.unsat:
                 continue
             if r == z3.unknown:
@@ -260,14 +270,14 @@ def _vacuous(lemma: Lemma, rigid: Vocab) -> str | None:
     state satisfying the invariant (else an UNSAT consecution proves nothing)."""
     pre = lemma.vocab("")
     base = list(lemma.axioms(rigid))
-    if _solver(base + list(lemma.init(rigid, pre))).check() != z3.sat:
+    if solved(_solver(base + list(lemma.init(rigid, pre)))) != z3.sat:
         return "Init"
     inv = [c(rigid, pre) for _, c in lemma.conjuncts]
     for a in lemma.actions:
         post = lemma.vocab("'")
         args = [z3.Const(f"{a.name}.{pn}", lemma.sorts[ps]) for pn, ps in a.params]
         fs = base + inv + list(a.formula(rigid, pre, post, *args)) + frame(lemma, pre, post, a.modifies)
-        if _solver(fs).check() != z3.sat:
+        if solved(_solver(fs)) != z3.sat:
             return f"action {a.name} under the invariant"
     return None
 
@@ -278,11 +288,11 @@ def _minimal_cti(lemma, rigid, action, j, fs, pre, post, args, minimise: bool) -
     for sizes in vectors:
         bound, elems = _bound(lemma.sorts, sizes)
         sv = _solver(fs + bound)
-        if sv.check() == z3.sat:
+        if solved(sv) == z3.sat:
             _fewest_facts(lemma, sv, pre, elems)
             return _read(lemma, rigid, action, j, sv.model(), pre, post, args, elems)
     sv = _solver(fs)
-    sv.check()
+    solved(sv)
     m = sv.model()
     elems = {n: list(m.get_universe(lemma.sorts[n]) or []) for n in names}
     return _read(lemma, rigid, action, j, m, pre, post, args, elems)
@@ -302,11 +312,11 @@ def _fewest_facts(lemma, sv: z3.Solver, pre: Vocab, elems: dict) -> None:
             app = f(*xs) if sym.args else f
             sv.push()  # a fact false, an enumeration at its first value (the initial stage, say)
             sv.add(z3.Not(app) if sym.range == "bool" else app == next(iter(enums[sym.range].values())))
-            if sv.check() == z3.sat:
+            if solved(sv) == z3.sat:
                 sv.add(z3.BoolVal(True))  # keep it: pushed scopes stay until the model is read
                 continue
             sv.pop()
-    sv.check()
+    solved(sv)
 
 
 class _Reader:
@@ -416,7 +426,7 @@ def _bmc(lemma: Lemma, sizes: dict, max_depth: int) -> dict | None:
         sv.push()
         flags = [z3.Bool(f"violates@{i}.{n}") for n in lemma.safety]
         sv.add(*[f == z3.Not(c(rigid, post)) for f, c in zip(flags, safety)], z3.Or(flags))
-        r = sv.check()
+        r = solved(sv)
         if r == z3.sat:
             m = sv.model()
             rd = _Reader(lemma, m, elems)

@@ -126,8 +126,10 @@ def cti_scenario(cti) -> Scenario:
 def project(sysm, s):
     """Each application message (src, dst, SSN) in the flow of Fig. 4.4: sent; in
     the sender's TB; in transit (on the wire, or in the receiver's matching queue:
-    its determinant is made when the application takes it, t2); taken (by the
-    Table of SSN, and out of the queue); on its way to the logger (not yet forwarded, or in flight: ``logq``);
+    the thesis's t2 checks the SSN and makes the determinant in one event, which
+    the Python protocol splits — the SSN at the delivery, the RSN when the
+    application takes the message — and the projection places t2 at the second);
+    taken (by the Table of SSN, and out of the queue); on its way to the logger (not yet forwarded, or in flight: ``logq``);
     saved by the logger (``lg``, twice: ``lg2``); confirmed to the receiver
     (``conf``, t6); the erase request on its way to the sender (``eraseq``); and
     gone from the TB (``erased``, t7)."""

@@ -296,7 +296,7 @@ def failing_conjuncts(lemma, st: Structure) -> list[str]:
     structure that breaks the axioms themselves gives ``["axioms"]``."""
     import z3
 
-    from rrcheck.checker.symbolic.core import Vocab
+    from rrcheck.checker.symbolic.core import Vocab, solved
     world = ClosedWorld(lemma, st.universe)
     rigid, state = Vocab(lemma.sorts, lemma.rigid, ""), Vocab(lemma.sorts, lemma.state, "")
     facts = list(world.facts)
@@ -305,13 +305,13 @@ def failing_conjuncts(lemma, st: Structure) -> list[str]:
     base = facts + list(lemma.axioms(rigid))
     sv = z3.Solver()
     sv.add(*base)
-    if sv.check() == z3.unsat:  # the structure breaks an axiom: every conjunct would hold vacuously
+    if solved(sv) == z3.unsat:  # the structure breaks an axiom: every conjunct would hold vacuously
         return ["axioms"]
     out = []
     for name, conj in lemma.conjuncts:  # the structure's facts are asserted once, each negated conjunct on top
         sv.push()
         sv.add(z3.Not(conj(rigid, state)))
-        if sv.check() != z3.unsat:
+        if solved(sv) != z3.unsat:
             out.append(name)
         sv.pop()
     return out

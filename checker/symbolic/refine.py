@@ -26,7 +26,7 @@ from dataclasses import dataclass, field
 import z3
 
 from rrcheck.checker.model.scenarios import Scenario, make_system
-from rrcheck.checker.symbolic.core import Lemma, Vocab, frame
+from rrcheck.checker.symbolic.core import Lemma, Vocab, frame, solved
 from rrcheck.checker.symbolic.project import ClosedWorld, Structure, transitions
 from rrcheck.checker.symbolic.reach import trace_to
 
@@ -141,7 +141,7 @@ def match(lemma: Lemma, pre: Structure, post: Structure) -> str | None:
             continue
         sv.push()
         sv.add(*step(a, before, after, ""))
-        if sv.check() == z3.sat:
+        if solved(sv) == z3.sat:
             return a.name
         sv.pop()
     # one Python handler may do two or three of the lemma's steps at once (a token that
@@ -155,7 +155,7 @@ def match(lemma: Lemma, pre: Structure, post: Structure) -> str | None:
             sv.push()
             for i, a in enumerate(acts):
                 sv.add(*step(a, states[i], states[i + 1], str(i)))
-            if sv.check() == z3.sat:
+            if solved(sv) == z3.sat:
                 return "+".join(a.name for a in acts)
             sv.pop()
     return None

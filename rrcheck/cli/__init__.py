@@ -13,6 +13,7 @@ violation or a surprise, 2 a usage error (one line on stderr), 3 incomplete,
 from __future__ import annotations
 
 import argparse
+import ctypes
 import json
 import os
 import sys
@@ -116,6 +117,12 @@ def main(argv: list[str] | None = None) -> int:
         explored = getattr(e, "result", None)  # a search says how far it went
         print(f"rrcheck: {explored.reason}" if explored is not None and explored.reason else "rrcheck: interrupted",
               file=sys.stderr)
+        return 130
+    except ctypes.ArgumentError as e:
+        if "KeyboardInterrupt" not in str(e):
+            raise
+        # Ctrl-C while Z3's ctypes layer converts an argument arrives wrapped in this
+        print("rrcheck: interrupted", file=sys.stderr)
         return 130
     except BrokenPipeError:  # `rrcheck list | head`
         mute_stdout()
