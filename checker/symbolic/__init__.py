@@ -41,6 +41,10 @@ def build(name: str, mutant: str | None = None) -> core.Lemma:
     m = MUTANTS[mutant]
     assert m.protocol == mod.PROTOCOL or m.protocol in getattr(mod, "PROTOCOLS", ()), (mutant, name)
     knobs = {k: v for k, v in m.knobs.items() if k in mod.KNOBS}
+    if m.extra.get("assumption") in mod.KNOBS:  # an entry that drops an assumption the relation states
+        knobs[m.extra["assumption"]] = True
+    if len(getattr(mod, "PROTOCOLS", ())) > 1:  # a relation of several protocols: the mutant's own
+        knobs["protocol"] = m.protocol
     return mod.build(**knobs)
 
 
@@ -66,16 +70,18 @@ def prove(name: str, mutant: str | None = None, explore: bool = True, cpu_limit:
     if out.cti is not None and explore:
         mod = module(name)
         protocol, sc = scenario_for(name, mutant)
-        r = reach.search(protocol, sc, mod.twin, mutant, cpu_limit=cpu_limit)
-        out.cti.explorer = r.as_dict()
         if hasattr(mod, "project") and getattr(mod, "covers", lambda cti: True)(out.cti):
             # is the CTI's pre-state itself reachable?
             pr = project.search(protocol, lemma, mod, out.cti, mutant, cpu_limit=cpu_limit)
             out.cti.projection = pr.as_dict()
             if pr.reached:
                 out.cti.verdict = "real bug" if pr.breaks is not None else DISAGREE
-            else:
-                out.cti.verdict = _unreached(out.cti, r, pr.complete)
+                return out
+        # the lemma's twin on the protocol, through states the projection does not read
+        r = reach.search(protocol, sc, mod.twin, mutant, cpu_limit=cpu_limit)
+        out.cti.explorer = r.as_dict()
+        if out.cti.projection:
+            out.cti.verdict = _unreached(out.cti, r, out.cti.projection["complete"])
         else:
             out.cti.verdict = "real bug" if r.violated else _unreached(out.cti, r, r.complete)
     return out

@@ -168,29 +168,12 @@ def covers(cti) -> bool:
     return cti.pre["restarting"] is not True and not any(cti.pre[r] for r in ("pending", "replay", "released"))
 
 
-def _order(p: str, rigid: dict, pre: dict):
-    """p's program: its receptions and sends, a reception before a send exactly
-    when the send depends on it; None if no order does (a causal cycle)."""
-    mine = [("recv", m) for m in sorted(pre["rcvd"]) if rigid["dst"][m] == p]
-    mine += [("send", m) for m in sorted(pre["sent"]) if rigid["src"][m] == p]
-    before = {e: {f for f in mine if f[0] == "recv" and (f[1], e[1]) in pre["dep"]} if e[0] == "send"
-              else {f for f in mine if f[0] == "send" and (e[1], f[1]) not in pre["dep"]} for e in mine}
-    out, left = [], list(mine)
-    while left:
-        ready = [e for e in left if not (before[e] & set(left))]
-        if not ready:
-            return None
-        out.append(ready[0])
-        left.remove(ready[0])
-    return out
-
-
 def cti_system(cti, protocol: str, mutant: str | None):
     """A failure-free run with exactly the CTI's sent messages, its groups
     (``same``) one per node, and in each process the order of receptions and
     sends its ``dep`` relation fixes — after the CTI's action, so that the
     protocol can take that step from the pre-state."""
-    from rrcheck.checker.symbolic.project import groups, system_of
+    from rrcheck.checker.symbolic.project import groups, program_order, system_of
     from rrcheck.checker.model.workloads import recv, send
     procs = sorted(cti.universe["proc"])
     idx = {p: i for i, p in enumerate(procs)}
@@ -201,7 +184,7 @@ def cti_system(cti, protocol: str, mutant: str | None):
     node_of = groups(cti)
     progs = []
     for p in procs:
-        order = _order(p, rigid, pre)
+        order = program_order(p, rigid, pre["sent"], pre["rcvd"], pre["dep"])
         if order is None:
             order = []  # no program realises the pre-state: the search finds nothing, completely
         progs.append(tuple(recv(idx[rigid["src"][m]]) if kind == "recv" else send(idx[rigid["dst"][m]])

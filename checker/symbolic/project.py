@@ -149,6 +149,24 @@ def groups(cti) -> list[int]:
     return list(group.values())
 
 
+def program_order(p: str, rigid: dict, sent, received, dep) -> list | None:
+    """Process p's program for a CTI: its receptions and sends, a reception
+    before a send exactly when the send depends on it (``dep``); None if no
+    order does (a causal cycle)."""
+    mine = [("recv", m) for m in sorted(received) if rigid["dst"][m] == p]
+    mine += [("send", m) for m in sorted(sent) if rigid["src"][m] == p]
+    before = {e: {f for f in mine if f[0] == "recv" and (f[1], e[1]) in dep} if e[0] == "send"
+              else {f for f in mine if f[0] == "send" and (e[1], f[1]) not in dep} for e in mine}
+    out, left = [], list(mine)
+    while left:
+        ready = [e for e in left if not (before[e] & set(left))]
+        if not ready:
+            return None
+        out.append(ready[0])
+        left.remove(ready[0])
+    return out
+
+
 def system_of(protocol: str, mutant: str | None, name: str, progs, node_of, what: str, fifo: bool = True,
               **bounds):
     """The system of a workload a lemma module built from a CTI (its programs and

@@ -31,15 +31,17 @@ from rrcheck.checker.symbolic.project import ClosedWorld, Structure, transitions
 from rrcheck.checker.symbolic.reach import trace_to
 
 
-# Per lemma, the failure-free scenarios (and protocols) whose steps are held to its
-# relation: the projections read failure-free states (a crash is outside theorem1's and
-# chandy-lamport's vocabulary; phases' and pessimism's restarts are not projected yet).
+# Per lemma, the scenarios (and protocols) whose steps are held to its relation. Most
+# projections read failure-free states (a crash is outside theorem1's and chandy-lamport's
+# vocabulary; phases' restarts are not projected yet); pessimism's read the failure, of a
+# process or a node, and the survivors' steps after it, up to the first restart.
 STEPS: dict[str, tuple[tuple[str, Scenario], ...]] = {
     "theorem1": (("correlated-set", Scenario("pingpong", 2, 1, failures=0)),),
     "replay": (("correlated-set", Scenario("pairs", checkpoints=0, failures=0)),),
     "phases": (("send-deterministic", Scenario("sd_phases", checkpoints=0, failures=0)),),
-    "pessimism": (("rbml", Scenario("pingpong", 2, 2, checkpoints=0, failures=0)),
-                  ("sbml", Scenario("pingpong", 2, 2, checkpoints=0, failures=0))),
+    "pessimism": (("rbml", Scenario("pingpong", 2, 2, checkpoints=0, crash_kinds=("process",))),
+                  ("sbml", Scenario("pingpong", 2, 2, checkpoints=0, crash_kinds=("process",))),
+                  ("rbml", Scenario("node_handoff", at_sites=True, crash_kinds=("node",)))),
     "hmpl": (("hmpl", Scenario("ring", 2, 2, checkpoints=0, failures=0)),),
     "log-end": (("app-level", Scenario("c3_collectives", at_sites=True, crash_kinds=("process",), failures=0)),),
     "chandy-lamport": (("chandy-lamport", Scenario("ring", 2, 2, failures=0)),),
