@@ -15,7 +15,7 @@ receiver's checkpoint and before the channel's marker is recorded). FIFO: a
 marker is received only after every message sent before it on its channel, and
 a message sent after it only after the marker. Knob ``record_channels=False``
 (``chandy-lamport/no-channel-recording``) records nothing. One wave; the
-commit and the rollback are not modelled. Fragment: EPR.
+commit and the rollback are not modelled.
 """
 from __future__ import annotations
 
@@ -110,7 +110,7 @@ def build(record_channels: bool = True) -> Lemma:
     return Lemma(NAME, "the recorded states and channel contents form a consistent cut on FIFO channels",
                  "Chandy and Lamport, ACM TOCS 1985; Bouteiller et al., CCPE 2013, §3.2.1", PROTOCOL, MUTANTS, S,
                  rigid, state, axioms, init, actions, conjuncts,
-                 ("InTransitRecorded", "NoMessageFromTheFuture", "RecordedWereInTransit"), "EPR",
+                 ("InTransitRecorded", "NoMessageFromTheFuture", "RecordedWereInTransit"),
                  {"record_channels": record_channels})
 
 

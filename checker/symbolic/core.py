@@ -24,6 +24,9 @@ from typing import Callable
 
 import z3
 
+from rrcheck.checker.symbolic import fragment
+from rrcheck.checker.symbolic.fragment import Fragment
+
 
 # --- the vocabulary -------------------------------------------------------------
 
@@ -107,7 +110,6 @@ class Lemma:
     actions: tuple[Action, ...]
     conjuncts: tuple[tuple[str, Callable], ...]  # (name, (rigid, state) -> formula); safety first
     safety: tuple[str, ...]    # the conjuncts that state the property; the rest strengthen it
-    fragment: str              # "EPR" or why not
     knobs: dict = field(default_factory=dict)
 
     def vocab(self, suffix: str) -> Vocab:
@@ -174,12 +176,12 @@ class Outcome:
     proved: bool
     queries: int
     seconds: float             # CPU time of this process (time.process_time)
-    fragment: str
+    fragment: Fragment         # computed from the queries (checker/symbolic/fragment.py)
     cti: CTI | None = None
 
     def as_dict(self) -> dict:
         return {"lemma": self.lemma, "mutant": self.mutant, "proved": self.proved, "queries": self.queries,
-                "cpu_seconds": round(self.seconds, 3), "fragment": self.fragment,
+                "cpu_seconds": round(self.seconds, 3), "fragment": self.fragment.as_dict(),
                 "cti": self.cti.as_dict() if self.cti else None}
 
 
@@ -258,11 +260,18 @@ def check(lemma: Lemma, mutant: str | None = None, minimise: bool = True) -> Out
                                    f"after {action.name if action else 'init'}")
             cti = _minimal_cti(lemma, rigid, action, j, fs, pre, post, args, minimise)
             cti.mutant = mutant
-            return Outcome(lemma.name, mutant, False, n, time.process_time() - t0, lemma.fragment, cti)
+            return Outcome(lemma.name, mutant, False, n, time.process_time() - t0, fragment_of(lemma), cti)
     vacuous = _vacuous(lemma, rigid)
     if vacuous:
         raise AssertionError(f"{lemma.name}: {vacuous} is unsatisfiable: the proof would be vacuous")
-    return Outcome(lemma.name, mutant, True, n, time.process_time() - t0, lemma.fragment)
+    return Outcome(lemma.name, mutant, True, n, time.process_time() - t0, fragment_of(lemma))
+
+
+def fragment_of(lemma: Lemma) -> Fragment:
+    """The fragment of every query :func:`check` asks (initiation and consecution)."""
+    rigid = Vocab(lemma.sorts, lemma.rigid, "")
+    return fragment.of([f for action in (None,) + lemma.actions for j in range(len(lemma.conjuncts))
+                        for f in _query(lemma, rigid, action, j)[0]])
 
 
 def _vacuous(lemma: Lemma, rigid: Vocab) -> str | None:

@@ -17,7 +17,6 @@ and ``erase`` (t7, ``_on_erase``). Knobs: ``release_at="t2"``
 
 Abstraction: the failure-free flow of each message (channels unordered, any
 interleaving); the crash cases of Meyer 2014 §4.2.2 are the explicit search's.
-Fragment: EPR (one sort, unary relations).
 """
 from __future__ import annotations
 
@@ -100,7 +99,7 @@ def build(release_at: str = "t6", drop_duplicates: bool = True) -> Lemma:
     )
     return Lemma(NAME, "TB entries are erased only after the logger's confirmation; each message is logged once",
                  "Meyer, PhD thesis UAB 2014, §4.2, Fig. 4.4 (Meyer 2014 §4.2.2, §4.2.4)", PROTOCOL, MUTANTS, S, (), state,
-                 lambda r: [], init, actions, conjuncts, ("ErasureOrder", "LoggedOnce"), "EPR",
+                 lambda r: [], init, actions, conjuncts, ("ErasureOrder", "LoggedOnce"),
                  {"release_at": release_at, "drop_duplicates": drop_duplicates})
 
 

@@ -22,7 +22,7 @@ keeps logging after a message from a stopped sender.
 
 Abstraction: one epoch; any process may checkpoint (the initiator's
 Chkpt_Ok and the checkpoint sites only restrict when); the count messages are
-read as "the sender has checkpointed"; no failure. Fragment: EPR.
+read as "the sender has checkpointed"; no failure.
 """
 from __future__ import annotations
 
@@ -122,7 +122,7 @@ def build(ready_after_late: bool = True, stop_on_stopped_sender: bool = True) ->
     return Lemma(NAME, "no message crosses the Log-End line backwards, and no late message crosses it",
                  "Bronevetsky, Marques, Pingali, Stodghill (C3); Pingali's slides \"Log-End Line\"",
                  PROTOCOL, MUTANTS, S, rigid, state, axioms, init, actions, conjuncts,
-                 ("LogEndNoBackwardCrossing", "LogEndNoLateCrossing"), "EPR",
+                 ("LogEndNoBackwardCrossing", "LogEndNoLateCrossing"),
                  {"ready_after_late": ready_after_late, "stop_on_stopped_sender": stop_on_stopped_sender})
 
 

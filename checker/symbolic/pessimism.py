@@ -31,7 +31,7 @@ that assumption, and the proof fails with the finding's execution.
 Abstraction: forwarding to the logger, saving and the acknowledgement are one
 step (only the receiver's ``rtb`` decides what it may send); restart and
 replay are not modelled — a message is an orphan as soon as the failure loses
-a reception it depends on. Fragment: EPR.
+a reception it depends on.
 """
 from __future__ import annotations
 
@@ -133,7 +133,7 @@ def build(block_sends_until_logged: bool = True, beyond_fault_model: bool = Fals
     return Lemma(NAME, "no send while a delivered reception is unlogged; a single failure leaves no orphan",
                  "Meyer, PhD thesis UAB 2014, §4.1 (Meyer 2014 §4.1.1, §4.1.2), §2.2.1; Bouteiller et al., CCPE "
                  "2013, §2.2", PROTOCOL, MUTANTS, S, rigid, state, axioms, init, actions, conjuncts,
-                 ("NoOrphan", "Pessimism"), "EPR",
+                 ("NoOrphan", "Pessimism"),
                  {"block_sends_until_logged": block_sends_until_logged, "beyond_fault_model": beyond_fault_model}
                  | ({"protocol": protocol} if protocol else {}))
 

@@ -76,5 +76,5 @@ def execution_table(ex: dict) -> str:
 def outcome_line(o: Outcome) -> str:
     who = o.lemma + (f" [{o.mutant}]" if o.mutant else "")
     if o.proved:
-        return f"{who}: proved ({o.queries} queries, {o.seconds:.2f} s CPU, {o.fragment})"
+        return f"{who}: proved ({o.queries} queries, {o.seconds:.2f} s CPU; {o.fragment.line()})"
     return f"{who}: NOT proved ({o.queries} queries, {o.seconds:.2f} s CPU)"

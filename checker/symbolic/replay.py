@@ -21,10 +21,11 @@ positions ``has(p, i)`` it reached (prefix-closed; positions an ordered sort).
 Abstraction: every message addressed to a member may be available again (the
 payload copies of the other sets, the members' re-sends); the checkpoint is
 position 0; pessimism (every reception a send depends on is logged before
-the send) is the other lemma's. Fragment: not quite EPR — the axiom
-``has(p, i) → ∃m. orig(p, i, m)`` Skolemises to a function proc × pos → msg,
-which with ``src, dst: msg → proc`` stays stratified (no cycle), so
-satisfiability remains decidable.
+the send) is the other lemma's. Fragment: **outside** the decidable one
+(computed, checker/symbolic/fragment.py): the axiom ``has(p, i) → ∃m. orig(p,
+i, m)`` Skolemises to a function proc × pos → msg, and with ``src, dst: msg →
+proc`` the sorts msg and proc form a cycle. Z3 answers every query of the
+proof today (MBQI), but nothing guarantees it would for a changed relation.
 """
 from __future__ import annotations
 
@@ -135,7 +136,6 @@ def build(log_internal_events: bool = True) -> Lemma:
     return Lemma(NAME, "a rolled-back set re-receives in the logged order, so every re-sent message equals the first",
                  "Bouteiller, Herault, Bosilca, Dongarra, CCPE 2013, §3.2.2 Theorem 2", PROTOCOL, MUTANTS, S,
                  rigid, state, axioms, init, actions, conjuncts, ("ResentEqualsFirst",),
-                 "EPR but for one Skolem function proc × pos → msg (stratified: still decidable)",
                  {"log_internal_events": log_internal_events})
 
 

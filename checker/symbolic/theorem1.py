@@ -20,7 +20,6 @@ stage ever leaves ``run``.
 One checkpoint wave of one set; the other sets' messages never cross this
 line (they are logged) and are not in the vocabulary. Splitting the atomic
 handlers into steps only adds interleavings, so the proof covers the protocol.
-Fragment: EPR (functions only from ``msg`` to ``proc``).
 """
 from __future__ import annotations
 
@@ -154,7 +153,7 @@ def build(silence: bool = True) -> Lemma:
     return Lemma(NAME, "no intra-set message crosses the set's recovery line from past to future",
                  "Bouteiller, Herault, Bosilca, Dongarra, CCPE 2013, §3.2.1 Theorem 1, §3.3.3",
                  PROTOCOL, ("correlated-set/no-internal-silence",), S, rigid, state, axioms, init, actions,
-                 conjuncts, ("Theorem1",), "EPR", {"silence": silence})
+                 conjuncts, ("Theorem1",), {"silence": silence})
 
 
 # --- the Python twin --------------------------------------------------------------
