@@ -148,6 +148,29 @@ def test_invariants_explain_c3_late_message_lost_without_late_logging():
     assert sorted(rb.checkpoints) == [0, 1]  # the line of both, though the trace stops at P0's restore
 
 
+@pytest.mark.parametrize("name", ["no-early-suppression", "no-nondet-logging", "checkpoint-drops-suppressions"])
+def test_invariants_explain_c3_early_from_the_saved_queue(name, tmp_path):
+    """C3's early message as the checkpoint saved it: m1, sent after P0's
+    checkpoint, is in P1's receive queue when P1 checkpoints, so the line holds
+    it (an orphan, C3's early message, suppressed on re-execution), though P1's
+    application takes it only after the rollback; the diagram says the same.
+    Every rollback is listed: at the second of checkpoint-drops-suppressions,
+    m1 is held by P1's line and sent by an incarnation of P0 rolled back since."""
+    cx = T.load(CURATED / f"app-level__{name}.json")
+    rbs = X.explain(cx)
+    assert len(rbs) == (2 if name == "checkpoint-drops-suppressions" else 1)
+    for i, rb in enumerate(rbs):
+        m1 = next(m for m in rb.messages if m.label == "m1")
+        assert m1.cls == "orphan" and m1.detail.startswith("C3: early"), m1
+        assert ("in P1's checkpointed queue" in m1.detail) == (i == 0), m1.detail
+        assert ("rolled back since" in m1.detail) == (i == 1), m1.detail
+    svg = tmp_path / "x.svg"
+    out = subprocess.run([sys.executable, "-m", "rrcheck", "replay", str(CURATED / f"app-level__{name}.json"),
+                          "--svg", str(svg)], capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stderr
+    assert ">m1 (early)<" in svg.read_text() and "(future)" not in svg.read_text()
+
+
 @pytest.mark.parametrize("path", sorted(CURATED.glob("*.json")), ids=lambda p: p.stem)
 def test_invariants_explain_every_curated_counterexample(path):
     """Every curated counterexample explains: each rollback has a line for

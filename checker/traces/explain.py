@@ -148,30 +148,43 @@ def _classify(r: _Run, members: list) -> Rollback:
     rb = Rollback(t_first, {p: (cid, line[p], t) for t, p, cid, _ in members},
                   tuple(q for q in range(n) if q not in back), crashes[-1] if crashes else None)
     c3 = proto.name == "app-level"
+    present = members[0][3]
+    saved = {}  # p -> (the history its checkpoint saved, the messages its saved queue holds)
+    for _, p, cid, st in members:
+        image = dict(st.procs[p].images).get(cid)
+        saved[p] = (image.ghost, frozenset(m.msg.gid for m in image.mailbox)) if image else None
 
-    def before_line(p: int, t: int) -> bool:
-        return t <= line[p] if p in back else True
+    def history(p: int):
+        """p's history at the line: its checkpoint's, or a survivor's present."""
+        return saved[p][0] if p in back and saved[p] else present.procs[p].ghost
 
+    latest: dict = {}  # (src, dst, k) -> its last send before the rollback, by any incarnation
     for ts, src, dst, k, payload in r.sends:
-        if src not in back and dst not in back:
-            continue
-        if ts >= back.get(src, back.get(dst)) or ts <= _previous_restore(r, src, t_first):
-            continue                                           # another incarnation's
+        if (src in back or dst in back) and ts < back.get(src, back.get(dst)):
+            latest[(src, dst, k)] = (ts, payload)
+    for (src, dst, k), (ts, payload) in sorted(latest.items(), key=lambda x: x[1][0]):
+        older = ts <= _previous_restore(r, src, t_first)        # sent by an incarnation rolled back since
+        sent = k < len(history(src).sent[dst])
+        queued = dst in back and saved[dst] is not None and (src, dst, k) in saved[dst][1]
         got = [tm for tm, d, s_, kk, pl in r.matches if d == dst and s_ == src and kk == k and pl == payload
                and tm > ts]
-        end = back.get(dst, t_first)
-        received = got and got[0] < end and before_line(dst, got[0])
-        sent_before = before_line(src, ts)
+        received = (k in history(dst).delivered_ids(src) or queued
+                    or dst not in back and bool(got))           # a survivor may take the old copy later
+        if older and not received:
+            continue                                           # another incarnation's, undone already
         m = Classified(label(system, (src, dst, k)), src, dst, k, "", sent_at=ts)
-        if sent_before and received:
-            m.cls = PAST
-        elif sent_before:
+        held = f"in P{dst}'s checkpointed queue" if queued and k not in history(dst).delivered_ids(src) else ""
+        if sent and received:
+            m.cls, m.detail = PAST, held
+        elif sent:
             m.cls = IN_TRANSIT
             m.detail = _served(system, state_at.get(dst) or state_at[src], src, dst, k,
                                _cid(members, dst) if dst in back else None)
-        elif received or (dst not in back and got):
+        elif received:
             m.cls = ORPHAN
-            m.detail = _resent(r, src, dst, k, payload, back[src], got[0] if got else None, back)
+            m.detail = "; ".join(x for x in (
+                held, f"sent by an incarnation of P{src} rolled back since" if older else "",
+                _resent(r, src, dst, k, payload, back.get(src, t_first), got[0] if got else None, back)) if x)
         else:
             m.cls = FUTURE
             m.detail = "undone by the rollback"
@@ -212,7 +225,7 @@ def _served(system, s, src: int, dst: int, k: int, cid: int | None) -> str:
 
 def _resent(r: _Run, src: int, dst: int, k: int, payload: int, t_back: int, t_got, back: dict) -> str:
     again = [(t, pl) for t, s_, d, kk, pl in r.sends if s_ == src and d == dst and kk == k and t > t_back]
-    when = "" if t_got is None or t_got < back[src] else f" (P{dst} receives the old copy at step {t_got})"
+    when = "" if t_got is None or t_got < t_back else f" (P{dst} receives the old copy at step {t_got})"
     if not again:
         return "not re-sent before the trace ends" + when
     t, pl = again[0]

@@ -90,6 +90,8 @@ def svg(cx, rep, rollbacks=None) -> str:
                 dash = ' stroke-dasharray="6,3"' if cls == "future" else ""
                 body.append(f'<line x1="{x0}" y1="{y0}" x2="{x1}" y2="{y1}" stroke="{color}" stroke-width="2"'
                             f'{dash} marker-end="url(#a{_key(color)})"/>')
+                if system.protocol.name == "app-level" and cls in ("in transit", "orphan"):
+                    cls = {"in transit": "late", "orphan": "early"}[cls]  # C3's names, as --explain gives them
                 text = _label(system, gid) + (f" ({cls})" if cls and cls != "past" else "")
                 late.append(labels.place(x0 + (x1 - x0) * 0.35 + 3, y0 + (y1 - y0) * 0.35 - 2, text, 11,
                                          fill=color, font_weight="bold"))
