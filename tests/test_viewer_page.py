@@ -27,6 +27,7 @@ def theorem2_page(tmp_path_factory):
                         str(CURATED / "correlated-set__no-internal-event-logging.json"), "--html", str(out)],
                        capture_output=True, text=True, timeout=120)
     assert r.returncode == 0, r.stderr
+    assert f"viewer page: {out}" in r.stdout  # the command says where the page went
     return tmp, out
 
 

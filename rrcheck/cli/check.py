@@ -562,7 +562,7 @@ def cmd_replay(args) -> int:
         pass
     elif args.json:
         print(json.dumps({"file": args.file, "reproduced": diff is None, "difference": diff, "steps": rep.steps,
-                          "violation": v.as_dict() if v else None, "svg": args.svg,
+                          "violation": v.as_dict() if v else None, "svg": args.svg, "html": args.html,
                           "rollbacks": [rb.as_dict() for rb in rbs]}, indent=1, default=list))
     else:
         label = cx.mutant or cx.protocol
@@ -577,6 +577,8 @@ def cmd_replay(args) -> int:
         print("reproduced" if diff is None else f"NOT reproduced: {diff}")
         if args.svg:
             print(f"diagram: {args.svg}")
+        if args.html:
+            print(f"viewer page: {args.html}")
     if diff is not None:
         print(f"rrcheck: {args.file}: NOT reproduced: {diff}", file=sys.stderr)
     return 0 if diff is None else 1
