@@ -18,6 +18,7 @@ DOCS = Path(__file__).resolve().parent
 CURATED = DOCS.parent / "counterexamples"
 SHOWN = [  # the counterexamples the pages show, by page
     "correlated-set__no-internal-event-logging", "correlated-set__no-internal-silence",
+    "correlated-set__line-before-the-set-checkpoints",
     "correlated-set__no-external-payload-copy", "correlated-set__global-rollback",
     "send-deterministic__no-phases", "send-deterministic__not-send-deterministic",
     "send-deterministic__no-restart-buffer", "send-deterministic__gc-off-by-one",

@@ -44,7 +44,9 @@ class CorrelatedSet(MessageLogging):
                       "restart its line had not recovered from (Bouteiller et al. 2013 §3.2)")
     source = "Bouteiller et al. 2013 §3.2–3.3"
     # newer_epoch_rolls_back: a control packet of a newer epoch implies its set's rollback
-    KNOBS = {**MessageLogging.KNOBS, "silence": True, "newer_epoch_rolls_back": True}
+    # silence: eager silence and the first barrier before the checkpoint (§3.3.3); commit_after_the_set:
+    # the line moves at the second barrier, once every member has checkpointed
+    KNOBS = {**MessageLogging.KNOBS, "silence": True, "commit_after_the_set": True, "newer_epoch_rolls_back": True}
 
     def set_of(self, ctx: Context, p: int) -> tuple[int, ...]:
         return ctx.group(p)
@@ -70,8 +72,14 @@ class CorrelatedSet(MessageLogging):
         stab = replace(stab, waves=w)
         if not self.silence:  # mutant: checkpoint at once, peers when told
             out = tuple(Send(Packet(p, q, "ckpt", (w, vol.epoch, stab.line))) for q in ctx.peers(p))
-            return self._take(vol, replace(stab, line=w), w, out)
+            return self._checkpoint_now(ctx, p, vol, stab, w, out)
         return self._enter(ctx, p, vol, stab, w)
+
+    def _checkpoint_now(self, ctx: Context, p: int, vol: Vol, stab: Stab, w: int, out: tuple) -> Step:
+        """Mutant ``no-internal-silence``: the checkpoint with neither the silence
+        nor the first barrier, so an internal message sent before a peer's
+        checkpoint may arrive after this one; the second barrier is kept."""
+        return self._advance(ctx, p, replace(vol, wave=w, stage="barrier1", b1=frozenset(ctx.peers(p))), stab, out)
 
     def _enter(self, ctx: Context, p: int, vol: Vol, stab: Stab, w: int) -> Step:
         """Eager silence: send a token to every correlated endpoint."""
@@ -92,9 +100,12 @@ class CorrelatedSet(MessageLogging):
             vol, stab, effects = self._catch_up(ctx, p, vol, stab, epoch, line)
             if not covers(epoch, vol.epoch):  # p took the join: the sender will too, and start again
                 return Step(vol, stab, effects + (Note("stale_dropped"),))
+        if not self.silence and vol.stage == "run" and pkt.kind in ("ckpt", "b2") and w > stab.line:
+            # mutant: a member told of the wave (or a peer's second barrier overtaking the telling) checkpoints
+            vol, stab, more = self._checkpoint_now(ctx, p, vol, stab, w, ())
+            effects += more
         if pkt.kind == "ckpt":
-            vol, stab, more = self._take(vol, replace(stab, line=w), w)
-            return Step(vol, stab, effects + more)
+            return Step(vol, stab, effects)
         if vol.stage == "run":
             if pkt.kind != "token" or w <= stab.line:
                 return Step(vol, stab, effects + (Note("stale_dropped"),))
@@ -115,8 +126,11 @@ class CorrelatedSet(MessageLogging):
         if vol.stage == "barrier1" and vol.b1 >= peers:
             vol = replace(vol, stage="barrier2")
             saved = Saved(vol.ssn, vol.log, vol.rcv, vol.rsn)
+            b2 = tuple(Send(Packet(p, q, "b2", (w, vol.epoch, stab.line))) for q in peers)
             stab = replace(stab, ckpts=stab.ckpts + ((w, saved),))
-            out += (Checkpoint(w),) + tuple(Send(Packet(p, q, "b2", (w, vol.epoch, stab.line))) for q in peers)
+            if not self.commit_after_the_set:  # mutant: the line moves before the other members checkpoint
+                stab = replace(stab, line=w)
+            out += (Checkpoint(w),) + b2
         if vol.stage == "barrier2" and vol.b2 >= peers:
             vol = replace(vol, stage="run", wave=0, tokens=frozenset(), b1=frozenset(), b2=frozenset())
             stab = replace(stab, line=w)

@@ -58,8 +58,13 @@ MUTANTS: dict[str, Mutant] = {m.name: m for m in (
            "every reception is event-logged, internal ones included (Theorem 2)",
            "Bouteiller et al. 2013 §3.2.2, Theorem 2", ("NoOrphan", "FailureFreeEquivalence")),
     Mutant("correlated-set/no-internal-silence", "correlated-set", {"silence": False},
-           "members checkpoint only after eager silence, drain and barrier (Theorem 1)",
+           "members checkpoint only after eager silence, drain and barrier (Theorem 1): without them an internal "
+           "message crosses the set's recovery line",
            "Bouteiller et al. 2013 §3.2.1 Theorem 1, §3.3.3", ("Theorem1", "NoLostMessage", "Termination")),
+    Mutant("correlated-set/line-before-the-set-checkpoints", "correlated-set", {"commit_after_the_set": False},
+           "the set's line moves at the second barrier, once every member has checkpointed: moved at a member's "
+           "own checkpoint, a rollback may return to a checkpoint another member never took (no recovery line)",
+           "Bouteiller et al. 2013 §3.3.3 (the second barrier), §3.2", ("Theorem1", "Termination")),
     Mutant("correlated-set/no-external-payload-copy", "correlated-set", {"payload_copy_external": False},
            "messages leaving the set are copied by their sender",
            "Bouteiller et al. 2013 §3.2, §3.3.2", ("NoLostMessage", "Termination")),

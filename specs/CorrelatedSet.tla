@@ -42,6 +42,11 @@
 (*   RollbackToAll                  rollback notice to every process       *)
 (*                                  (mutant global-rollback) or the set   *)
 (*   Silence                        §3.3.3 coordination before a checkpoint*)
+(*                                  (mutant no-internal-silence: at once,  *)
+(*                                  the second barrier kept)               *)
+(*   CommitAfterTheSet              the line moves at the second barrier   *)
+(*                                  (mutant line-before-the-set-           *)
+(*                                  checkpoints: at a member's own)        *)
 (*   NewerEpochRollsBack            a control packet of a newer epoch      *)
 (*                                  implies the rollback (mutant newer-    *)
 (*                                  epoch-token-dropped sets it FALSE)     *)
@@ -54,7 +59,7 @@ EXTENDS Naturals, Integers, Sequences, FiniteSets, TLC, RRValues, AppEvents
 CONSTANTS N, Prog, NodeOf, GroupOf, Fifo, MaxFailures, MaxCheckpoints, CrashKinds,
           AtSites, NoFailureDuringRecovery
 CONSTANTS LogEvents, LogInternalEvents, PayloadCopyExternal, DropDuplicates, RollbackToAll, Silence,
-          NewerEpochRollsBack, StaleRollbackIsAFailure
+          CommitAfterTheSet, NewerEpochRollsBack, StaleRollbackIsAFailure
 
 VARIABLES procs, wire, failures, failed
 
@@ -168,21 +173,25 @@ Receive(p, vol, stab, pk) ==
 
 -----------------------------------------------------------------------------
 (* §3.3.3: the three phases of a checkpoint inside the set                  *)
-Take(vol, stab, cid, effects) ==
-    Step(vol, [stab EXCEPT !.ckpts = Append(@, <<cid, Saved(vol)>>)], effects \o <<Checkpoint(cid)>>)
-
 Advance(p, vol, stab, out) ==
     LET w == vol.wave
         v1 == IF vol.stage = "silence" /\ Peers(p) \subseteq vol.tokens    \* every internal message is here
               THEN [vol EXCEPT !.stage = "barrier1"] ELSE vol
         o1 == IF v1 # vol THEN out \o ToEach(p, Asc(Peers(p)), "b1", <<w, vol.epoch, stab.line>>) ELSE out
         v2 == IF v1.stage = "barrier1" /\ Peers(p) \subseteq v1.b1 THEN [v1 EXCEPT !.stage = "barrier2"] ELSE v1
-        s2 == IF v2 # v1 THEN [stab EXCEPT !.ckpts = Append(@, <<w, Saved(v2)>>)] ELSE stab
+        s2 == IF v2 = v1 THEN stab
+              ELSE IF CommitAfterTheSet THEN [stab EXCEPT !.ckpts = Append(@, <<w, Saved(v2)>>)]
+              ELSE [stab EXCEPT !.ckpts = Append(@, <<w, Saved(v2)>>), !.line = w]  \* mutant: before the set
         o2 == IF v2 # v1 THEN o1 \o <<Checkpoint(w)>> \o ToEach(p, Asc(Peers(p)), "b2", <<w, vol.epoch, stab.line>>) ELSE o1
         v3 == IF v2.stage = "barrier2" /\ Peers(p) \subseteq v2.b2
               THEN [v2 EXCEPT !.stage = "run", !.wave = 0, !.tokens = {}, !.b1 = {}, !.b2 = {}] ELSE v2
         s3 == IF v3 # v2 THEN [s2 EXCEPT !.line = w] ELSE s2
     IN Step(v3, s3, o2)
+
+\* mutant no-internal-silence: the checkpoint with neither the silence nor the first
+\* barrier; the second barrier is kept
+CheckpointNow(p, vol, stab, w, out) ==
+    Advance(p, [vol EXCEPT !.wave = w, !.stage = "barrier1", !.b1 = Peers(p)], stab, out)
 
 \* eager silence: a token to every correlated endpoint
 Enter(p, vol, stab, w) ==
@@ -193,13 +202,19 @@ StartCheckpoint(p, vol, stab) ==
     LET w == stab.waves + 1
         st == [stab EXCEPT !.waves = w]
     IN IF ~Silence  \* mutant: checkpoint at once, peers when told
-       THEN Take(vol, [st EXCEPT !.line = w], w, ToEach(p, Asc(Peers(p)), "ckpt", <<w, vol.epoch, st.line>>))
+       THEN CheckpointNow(p, vol, st, w, ToEach(p, Asc(Peers(p)), "ckpt", <<w, vol.epoch, st.line>>))
        ELSE Enter(p, vol, st, w)
 
 \* the handling of a control packet of p's own epoch
 OnWavePacket(p, vol, stab, pk) ==
     LET w == pk.hdr[1] IN
-    IF pk.kind = "ckpt" THEN Take(vol, [stab EXCEPT !.line = w], w, <<>>)
+    IF ~Silence /\ vol.stage = "run" /\ pk.kind \in {"ckpt", "b2"} /\ w > stab.line
+    THEN \* mutant: told of the wave, or a peer's second barrier overtaking the telling
+         LET c == CheckpointNow(p, vol, stab, w, <<>>) IN
+         IF pk.kind = "ckpt" THEN c
+         ELSE LET a == Advance(p, [c.vol EXCEPT !.b2 = @ \cup {pk.src}], c.stab, <<>>)
+              IN Step(a.vol, a.stab, c.eff \o a.eff)
+    ELSE IF pk.kind = "ckpt" THEN Step(vol, stab, <<>>)
     ELSE IF vol.stage = "run" /\ (pk.kind # "token" \/ w <= stab.line)
     THEN Step(vol, stab, <<Note("stale_dropped")>>)
     ELSE LET e == IF vol.stage = "run" THEN Enter(p, vol, stab, w) ELSE Step(vol, stab, <<>>)

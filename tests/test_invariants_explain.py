@@ -178,3 +178,26 @@ def test_invariants_explain_every_curated_counterexample(path):
     for rb in X.explain(T.load(path)):
         assert rb.checkpoints and not set(rb.checkpoints) & set(rb.survivors)
         assert all(m.cls in ("past", "in transit", "orphan", "future") for m in rb.messages)
+
+
+def test_invariants_theorem1_two_failures_each_shown_first_by_its_mutant(checked):
+    """Bouteiller et al. §3.2.1, Theorem 1: an internal message in transit at the
+    set's recovery line (no-internal-silence: P1's message to P0, sent before P1's
+    checkpoint, received after P0's, logged by nobody) is not the same failure as a
+    line that does not exist (line-before-the-set-checkpoints: a rollback to a
+    checkpoint another member never took). Each mutant's shortest counterexample,
+    found again here and held by its curated file, shows its own."""
+    from rrcheck.checker.model.scenarios import MUTANT_SCENARIOS
+    crossing, missing = "correlated-set/no-internal-silence", "correlated-set/line-before-the-set-checkpoints"
+    for name, words in ((crossing, "in transit at the recovery line"), (missing, "never took: no recovery line")):
+        r = checked("correlated-set", MUTANT_SCENARIOS[name], name).result
+        assert r.violation.property == "Theorem1" and words in r.violation.message, r.violation
+        cx = T.load(CURATED / f"{name.replace('/', '__')}.json")
+        assert cx.violation.property == "Theorem1" and words in cx.violation.message
+        assert [list(a) for a in r.trace] == cx.events  # the file is the shortest run, not a drift
+    (rb,) = X.explain(T.load(CURATED / "correlated-set__no-internal-silence.json"))
+    (m,) = rb.messages
+    assert (m.src, m.dst, m.cls, m.detail) == (1, 0, "in transit", "held nowhere: LOST")
+    assert m.sent_at < rb.checkpoints[1][1] and rb.checkpoints[0][1] < m.sent_at  # after P0's, before P1's
+    (rb,) = X.explain(T.load(CURATED / "correlated-set__line-before-the-set-checkpoints.json"))
+    assert not rb.messages and rb.survivors  # no message at all: a member's checkpoint is missing

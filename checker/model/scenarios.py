@@ -192,6 +192,7 @@ FIGURES: dict[str, tuple[Scenario, ...]] = {"hmpl": (SLOW["hmpl"][0],), "correla
 MUTANT_SCENARIOS: dict[str, Scenario] = {
     "correlated-set/no-internal-event-logging": Scenario("fig2", checkpoints=0, crash_kinds=("process",)),
     "correlated-set/no-internal-silence": Scenario("ring", 2, 1),
+    "correlated-set/line-before-the-set-checkpoints": Scenario("ring", 2, 1),
     "correlated-set/no-external-payload-copy": Scenario("ring", 4, 2, checkpoints=0),
     "correlated-set/global-rollback": Scenario("ring", 4, 2, checkpoints=0),
     # three processes, two waves: P1's marker of wave 2 reaches P2 before P0's commit of wave 1

@@ -39,7 +39,7 @@ SPECIFIED: dict[str, Spec] = {
         "log_events": "LogEvents", "log_internal_events": "LogInternalEvents",
         "payload_copy_external": "PayloadCopyExternal", "drop_duplicates": "DropDuplicates",
         "rollback_scope": ("RollbackToAll", lambda v: v == "all"), "silence": "Silence",
-        "newer_epoch_rolls_back": "NewerEpochRollsBack", "stale_rollback_is_a_failure": "StaleRollbackIsAFailure"}),
+        "commit_after_the_set": "CommitAfterTheSet", "newer_epoch_rolls_back": "NewerEpochRollsBack", "stale_rollback_is_a_failure": "StaleRollbackIsAFailure"}),
     "send-deterministic": Spec("SendDeterministic", {}, {
         "phases": "Phases", "restart_buffer": "RestartBuffer", "gc_inclusive": "GcInclusive",
         "group_rollback": "GroupRollback", "ack_checkpointed": "AckCheckpointed",
