@@ -168,11 +168,51 @@ def test_fuzz_offers_the_profiles_the_engine_registers():
 
 
 def test_invariants_stateful_same_seed_same_counterexample():
-    name = "correlated-set/no-internal-silence"
+    """The same seed gives the same counterexample, whatever else the process
+    imported (Hypothesis's pool of constants is the engine's own, not the source's)."""
+    import rrcheck.cli  # noqa: F401  more local modules: the run must not change
+    name = "correlated-set/global-rollback"
     sc = MUTANT_SCENARIOS[name]
     a = run_fuzz("correlated-set", sc, name, seed=3, examples=60).result
     b = run_fuzz("correlated-set", sc, name, seed=3, examples=60).result
     assert a.verdict == b.verdict == "violation" and a.trace == b.trace
+
+
+def test_invariants_stateful_run_depends_on_the_seed_alone():
+    """Two processes, one of which imports the whole command line first: the same
+    seed finds the same violation after the same number of runs. (Hypothesis draws
+    integers from the constants of the local modules loaded; with the source's, the
+    extra imports moved this find from run 119 to run 110.)"""
+    import subprocess
+    import sys
+    code = ("{}from rrcheck.checker.stateful.fuzz import run_fuzz\n"
+            "from rrcheck.checker.model.scenarios import MUTANT_SCENARIOS\n"
+            "n = 'correlated-set/no-internal-silence'\n"
+            "f = run_fuzz('correlated-set', MUTANT_SCENARIOS[n], n, shrink=False)\n"
+            "print(f.result.verdict, f.found_after, len(f.result.trace))\n")
+    outs = [subprocess.run([sys.executable, "-c", code.format(pre)], capture_output=True, text=True,
+                           timeout=300).stdout for pre in ("", "import rrcheck.cli\n")]
+    assert outs[0] == outs[1] and outs[0].startswith("violation"), outs
+
+
+def test_invariants_stateful_keeps_a_violation_hypothesis_did_not_raise(monkeypatch, tmp_path):
+    """A run that broke a property is a counterexample even when Hypothesis ends
+    without raising (seen once: its replay of the choices did not fail again, and
+    the campaign reported a pass): the engine keeps that run, unshrunk."""
+    import rrcheck.checker.stateful.machine as M
+    real = M.run_state_machine_as_test
+
+    def forgetful(factory, **kw):
+        try:
+            real(factory, **kw)
+        except M.Violated:
+            return None
+    monkeypatch.setattr(M, "run_state_machine_as_test", forgetful)
+    name = "correlated-set/global-rollback"
+    f = run_fuzz("correlated-set", MUTANT_SCENARIOS[name], name, seed=3, examples=60, out=tmp_path)
+    assert f.result.verdict == "violation" and f.found_after is not None
+    rep = T.replay(T.load(f.counterexample))
+    assert rep.violation is not None and rep.violation.property == f.result.violation.property
 
 
 def test_fuzz_command_writes_a_counterexample_that_replays(tmp_path, capsys):

@@ -33,7 +33,7 @@ from dataclasses import dataclass, field
 
 from hypothesis import HealthCheck, Phase, Verbosity, seed as hseed, settings, strategies as st
 from hypothesis.errors import InvalidDefinition
-from hypothesis.internal.conjecture import engine as _engine
+from hypothesis.internal.conjecture import engine as _engine, providers as _providers
 from hypothesis.stateful import (RuleBasedStateMachine, initialize, invariant, precondition, rule,
                                  run_state_machine_as_test)
 
@@ -81,6 +81,7 @@ class Tally:
     seen: set = field(default_factory=set)     # hashes of the distinct states visited
     max_depth: int = 0
     found_after: int | None = None             # examples run when the first violation appeared
+    first: tuple | None = None                 # (violation, events) of that run
     found_seconds: float | None = None
     narrowed: int = 0  # runs in which Hypothesis never chose some kind of event that was enabled
     t0: float = field(default_factory=time.perf_counter)
@@ -187,6 +188,7 @@ def machine(system, judge: Judge, tally: Tally | None = None) -> type[RuleBasedS
                 if tally.found_after is None:
                     tally.found_after = tally.examples
                     tally.found_seconds = time.perf_counter() - tally.t0
+                    tally.first = (v, list(self.trace))
                 raise _violated(v, self.trace)
 
         def _check_state(self) -> None:
@@ -326,6 +328,10 @@ def run_length(system) -> int:
     return n
 
 
+def _index_constants():
+    return _providers.Constants(integers=set(range(4)))
+
+
 def hunt(system, judge: Judge, profile: str = "ci", examples: int | None = None, seed: int = 0,
          progress: bool | None = None, shrink: bool = True) -> tuple[Result, Tally]:
     """Run the state machine of ``system`` under a settings profile; the
@@ -344,6 +350,13 @@ def hunt(system, judge: Judge, profile: str = "ci", examples: int | None = None,
     # Hypothesis has no setting for the time spent shrinking; this module
     # constant is read when shrinking starts (hypothesis/internal/conjecture/engine.py).
     cap, _engine.MAX_SHRINKING_SECONDS = _engine.MAX_SHRINKING_SECONDS, SHRINK_SECONDS.get(profile, 300)
+    # Hypothesis also draws integers from the constants of every local module loaded
+    # (hypothesis/internal/conjecture/providers.py): a run would then depend on what else
+    # the process imported, not on --seed alone. The choices here are indices into the
+    # enabled events, so the pool is the indices of the first four (default scenarios have at
+    # most four processes), the same in every process.
+    local, _providers._get_local_constants = _providers._get_local_constants, _index_constants
+    _providers.CONSTANTS_CACHE.cache.clear()
     try:
         run_state_machine_as_test(factory, settings=cfg)
     except Violated as e:
@@ -352,7 +365,13 @@ def hunt(system, judge: Judge, profile: str = "ci", examples: int | None = None,
         raise AssertionError(f"state machine ill-formed: {e}")
     finally:
         _engine.MAX_SHRINKING_SECONDS = cap
+        _providers._get_local_constants = local
+        _providers.CONSTANTS_CACHE.cache.clear()
         tally.close()
+    if violation is None and tally.first is not None:
+        # Hypothesis ended without raising although a run broke a property (its replay of the
+        # choices did not fail again): the run itself is a counterexample, unshrunk
+        violation, trace = tally.first
     seconds = time.perf_counter() - tally.t0
     result = Result("violation" if violation else "pass", len(tally.seen), judge.w["transitions"],
                     tally.max_depth, seconds, dict(judge.w), "hypothesis", violation, trace)
