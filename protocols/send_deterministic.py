@@ -220,7 +220,8 @@ class Stab:
     waves: int = 0               # waves issued (leader)
     epoch: int = 0               # the group's epoch
     known: tuple = ()            # per group: its last restart epoch heard of (reading 7)
-    since: tuple = ()            # reading 18: per process, the Date its group's last restart restored
+    since: tuple = ()            # reading 18: per process, the Date its group's last restart restored;
+    #                              reading 21: (that restart's epoch, the Date)
 
 
 def _set(t: tuple, i: int, v: Any) -> tuple:
@@ -256,7 +257,7 @@ class SendDeterministic(Protocol):
     def initial(self, ctx: Context, p: int) -> tuple[Vol, Stab]:
         saved = Saved(((0, ()),) * ctx.n, (), 1, 1)
         known = (0,) * (max(ctx.group_of) + 1)
-        return self._fresh(ctx, saved, RUN, 0), Stab(ckpts=((0, saved),), known=known, since=(1,) * ctx.n)
+        return self._fresh(ctx, saved, RUN, 0), Stab(ckpts=((0, saved),), known=known, since=((0, 1),) * ctx.n)
 
     def _fresh(self, ctx: Context, s: Saved, status: str, epoch: int, gc: bool = False) -> Vol:
         return Vol(s.Date, s.Phase, s.Enregistres, s.RPP, (gc,) * ctx.n, Status=status, epoch=epoch)
@@ -324,7 +325,7 @@ class SendDeterministic(Protocol):
             e, date, phase, sender, *mine = pkt.hdr
             if e != vol.epoch or vol.Status != RESTART:
                 return Step(vol, stab, (Note("stale_dropped"),))
-            if mine and self._discarded(ctx, stab, sender, date, mine[0]):
+            if mine and self._discarded(ctx, stab, sender, date, mine[0]) and not self._undecided(ctx, stab, sender, mine[0]):
                 # reading 15: logged by an incarnation a later restart of its group discarded
                 return Step(vol, stab, (Note("stale_dropped"),))
             return self._receive(ctx, p, vol, stab, sender, date, phase, pkt.msg, (Note("replayed_messages"),),
@@ -553,8 +554,9 @@ class SendDeterministic(Protocol):
         out: list = []
         again = len(pkt.hdr) > 4  # reading 13: told again
         if self.resend_lost:  # reading 18: the Date p_k restored (or re-executed since, reading 17)
-            stab = replace(stab, since=_set(stab.since, k, date_re if e > stab.known[g]
-                                            else max(date_re, stab.since[k])))
+            # reading 21: learnt from p_k's own restart message, for that restart
+            was_e, was = stab.since[k]
+            stab = replace(stab, since=_set(stab.since, k, (e, date_re if e > was_e else max(date_re, was))))
         if e > stab.known[g]:  # a new restart of group g: line 52
             stab = replace(stab, known=_set(stab.known, g, e))
             vol = replace(vol, Redemarrage=vol.Redemarrage | {g}, waiting=vol.waiting | frozenset(members))
@@ -569,7 +571,10 @@ class SendDeterministic(Protocol):
             saved = dict(stab.ckpts)[stab.line]
             # reading 17: with the date the re-execution has reached, not the restored one
             date = vol.Date if self.resend_lost else saved.Date
-            out.append(Send(Packet(p, k, "restart", (vol.epoch, date, saved.RPP[k][0], (p,), True))))
+            # line 52 adds the teller's whole group to Redemarrage: the told-again message names
+            # the members of p's restart, as the first one did (reading 20)
+            members = ctx.group(p) if self.group_rollback else (p,)
+            out.append(Send(Packet(p, k, "restart", (vol.epoch, date, saved.RPP[k][0], members, True))))
         elif self.resend_lost and vol.Status == RUN and vol.epoch and not again:
             # reading 16: p's restart is over; p_k's rollback may have lost its FinRedemarrage
             out.append(Send(Packet(p, k, "end", (vol.epoch,))))
@@ -581,9 +586,11 @@ class SendDeterministic(Protocol):
             # since is flushed at k's FinRedemarrage (lines 60-63), the rest re-sent
             held = vol.PasEnvoyes
         else:
-            # lines 53–54; what p buffered for k is logged too, so it goes with them
+            # lines 53–54; what p buffered for k is logged too, so it goes with them; reading 20:
+            # what is dated no later than Maxdate does not (line 53), and is flushed at lines 60–63
             held = ()
-            vol = replace(vol, PasEnvoyes=tuple(x for x in vol.PasEnvoyes if x[0] != k))
+            vol = replace(vol, PasEnvoyes=tuple(x for x in vol.PasEnvoyes if x[0] != k or
+                                                (self.resend_lost and x[1] <= maxdate)))
         mine = (vol.epoch,) if self.concurrent_restarts else ()  # reading 15: the logging incarnation
         logs = [Send(Packet(p, rp, "rp_log", (e, date, phase) + mine, m))
                 for dst, date, phase, m in vol.Enregistres if dst == k and date > maxdate
@@ -599,6 +606,10 @@ class SendDeterministic(Protocol):
         out += logs + [Send(Packet(p, rp, "rp_orphans", report))]              # line 58
         notes = ((Note("logged_messages_resent"),) if logs else ()) + \
             ((Note("orphan_phases_reported"),) if phases else ())
+        if self.resend_lost and vol.rp is not None and len(vol.rp.notified) >= vol.rp.expected:
+            # reading 21: p's restart process may now decide on what p_k logged before its restart
+            vol, stab, more = self._notification_phases(ctx, p, vol, stab, vol.rp)
+            out += list(more)
         return Step(vol, stab, tuple(out) + notes)
 
     def _on_end(self, ctx: Context, p: int, vol: Vol, stab: Stab, pkt: Packet) -> Step:
@@ -631,7 +642,8 @@ class SendDeterministic(Protocol):
         if pkt.kind == "rp_log":                                                 # lines 5–6
             _, date, phase, *mine = pkt.hdr
             entry = (phase, pkt.msg.dst, date, pkt.src, pkt.msg, *mine)
-            if mine and (self._discarded(ctx, stab, pkt.src, date, mine[0]) or entry in rp.Enregistres):
+            if mine and ((self._discarded(ctx, stab, pkt.src, date, mine[0])
+                          and not self._undecided(ctx, stab, pkt.src, mine[0])) or entry in rp.Enregistres):
                 return Step(vol, stab, (Note("stale_dropped"),))  # reading 15, or taken already
             return Step(replace(vol, rp=replace(rp, Enregistres=rp.Enregistres + (entry,))), stab)
         if self.concurrent_restarts:
@@ -672,26 +684,40 @@ class SendDeterministic(Protocol):
 
     def _discarded(self, ctx: Context, stab: Stab, k: int, date: int, epoch: int) -> bool:
         """Reading 15: logged by an incarnation of k's group that a later restart
-        discarded; reading 18: unless the restored state of that restart has sent it."""
-        return epoch < stab.known[ctx.group_of[k]] and not (self.resend_lost and date <= stab.since[k])
+        discarded; reading 18: unless the restored state of that restart has sent it
+        (reading 21: until p_k's own restart message tells that Date, it is not known
+        to have)."""
+        known = stab.known[ctx.group_of[k]]
+        if not self.resend_lost:
+            return epoch < known
+        return epoch < known and not (stab.since[k][0] == known and date <= stab.since[k][1])
+
+    def _undecided(self, ctx: Context, stab: Stab, k: int, epoch: int) -> bool:
+        """Reading 21: logged by an incarnation of k's group that a later restart replaced,
+        whose restored Date p_k's restart message, still on its way, will tell."""
+        known = stab.known[ctx.group_of[k]]
+        return self.resend_lost and epoch < known and stab.since[k][0] < known
 
     def _notification_phases(self, ctx: Context, p: int, vol: Vol, stab: Stab, rp: RestartProcess) -> Step:
         """Fig. 6 lines 19–24."""
         if self.concurrent_restarts:  # reading 14: NbOrphPhase[phase] > 0
             waiting = sorted({o[3] for o in rp.orphans})
             # reading 15: logged by an incarnation its group's restart discarded since
-            rp = replace(rp, Enregistres=tuple(x for x in rp.Enregistres
-                                               if not self._discarded(ctx, stab, x[3], x[2], x[5])))
+            # (reading 21: kept, neither replayed nor dropped, until that is known)
+            undecided = frozenset(x for x in rp.Enregistres if self._undecided(ctx, stab, x[3], x[5]))
+            rp = replace(rp, Enregistres=tuple(x for x in rp.Enregistres if x in undecided
+                                               or not self._discarded(ctx, stab, x[3], x[2], x[5])))
         else:
-            waiting = [ph for ph, c in rp.NbOrphPhase if c > 0]
+            waiting, undecided = [ph for ph, c in rp.NbOrphPhase if c > 0], frozenset()
         low = min(waiting) if waiting else None
-        go = tuple(x for x in sorted(rp.Enregistres, key=lambda x: x[:4]) if low is None or x[0] <= low)
+        go = tuple(x for x in sorted(rp.Enregistres, key=lambda x: x[:4])
+                   if (low is None or x[0] <= low) and x not in undecided)
         out = [Send(Packet(p, dst, "replay", (rp.epoch, date, phase, sender, *mine), m))
                for phase, dst, date, sender, m, *mine in go]
         held = len(rp.Enregistres) - len(go)
         rp = replace(rp, Enregistres=tuple(x for x in rp.Enregistres if x not in go))
         notes: tuple = (Note("replays_held_for_orphans"),) if held else ()
-        if not waiting:                                                          # lines 23–24
+        if not waiting and not undecided:                                        # lines 23–24
             out += [Send(Packet(p, q, "end", (rp.epoch,))) for q in rp.members]
             return Step(replace(vol, rp=None), stab, tuple(out) + notes)
         return Step(replace(vol, rp=rp), stab, tuple(out) + notes)
