@@ -534,7 +534,13 @@ class SendDeterministic(Protocol):
             vol2 = self._after_crash(ctx, p, vol2, stab, saved)
         else:  # what p knows of other groups' restarts is not rolled back
             vol2 = replace(vol2, Redemarrage=vol.Redemarrage, waiting=vol.waiting, rp=vol.rp)
-            if self.resend_lost:  # reading 16: the image's buffer, less what was sent since
+            if self.resend_lost and vol.Status == AWAIT:
+                # reading 23: restored from another image since its crash, p knows nothing of what
+                # it sent since this one: the image's whole buffer, flushed when its group ends
+                dsts = frozenset(x[0] for x in saved.PasEnvoyes)
+                vol2 = replace(vol2, PasEnvoyes=saved.PasEnvoyes, waiting=vol.waiting | dsts,
+                               Redemarrage=vol.Redemarrage | frozenset(ctx.group_of[q] for q in dsts))
+            elif self.resend_lost:  # reading 16: the image's buffer, less what was sent since
                 vol2 = replace(vol2, PasEnvoyes=tuple(x for x in saved.PasEnvoyes if x in vol.PasEnvoyes))
         stab = replace(stab, line=line, epoch=e)
         out: list = [Restore(line)]
@@ -580,6 +586,10 @@ class SendDeterministic(Protocol):
             out.append(Send(Packet(p, k, "end", (vol.epoch,))))
         if self.resend_lost:  # reading 17: what k's restored state holds of p's messages
             vol = replace(vol, holds=frozenset(x for x in vol.holds if x[0] != k) | {(k, maxdate)})
+        if self.resend_lost and vol.Status == AWAIT:
+            # reading 24: restored but not yet told its line (reading 8), p has no state to answer
+            # from (line 47); its rollback's restart message brings the question again (reading 13)
+            return Step(vol, stab)
         rp = self.leader(ctx, k)
         if again:
             # reading 13: a restart told again: what p buffered for k
@@ -606,7 +616,7 @@ class SendDeterministic(Protocol):
         out += logs + [Send(Packet(p, rp, "rp_orphans", report))]              # line 58
         notes = ((Note("logged_messages_resent"),) if logs else ()) + \
             ((Note("orphan_phases_reported"),) if phases else ())
-        if self.resend_lost and vol.rp is not None and len(vol.rp.notified) >= vol.rp.expected:
+        if self.resend_lost and vol.rp is not None and self._heard_all(ctx, stab, vol.rp):
             # reading 21: p's restart process may now decide on what p_k logged before its restart
             vol, stab, more = self._notification_phases(ctx, p, vol, stab, vol.rp)
             out += list(more)
@@ -650,7 +660,7 @@ class SendDeterministic(Protocol):
             rp = self._count_orphans(pkt, rp)
             if rp is None:
                 return Step(vol, stab, (Note("stale_dropped"),))
-            if len(rp.notified) < rp.expected:  # reading 5
+            if not self._heard_all(ctx, stab, rp):  # reading 5
                 return Step(replace(vol, rp=rp), stab)
             return self._notification_phases(ctx, p, vol, stab, rp)
         counts = dict(rp.NbOrphPhase)
@@ -681,6 +691,13 @@ class SendDeterministic(Protocol):
             return None  # the same answer again: counted once
         orphans = frozenset(o for o in rp.orphans if o[:2] != (j, k)) | {(j, k, d, ph) for d, ph in dated}
         return replace(rp, orphans=orphans, notified=rp.notified - before | {(j, k, epoch)})
+
+    def _heard_all(self, ctx: Context, stab: Stab, rp: RestartProcess) -> bool:
+        """Fig. 6 line 11 per pair (reading 4); reading 22: from each reporter's incarnation
+        as its group's last restart that p knows of made it, not one that restart replaced."""
+        heard = tuple(x for x in rp.notified
+                      if not self.resend_lost or x[2] >= stab.known[ctx.group_of[x[0]]])
+        return len(heard) >= rp.expected
 
     def _discarded(self, ctx: Context, stab: Stab, k: int, date: int, epoch: int) -> bool:
         """Reading 15: logged by an incarnation of k's group that a later restart
