@@ -616,7 +616,7 @@ class SendDeterministic(Protocol):
         out += logs + [Send(Packet(p, rp, "rp_orphans", report))]              # line 58
         notes = ((Note("logged_messages_resent"),) if logs else ()) + \
             ((Note("orphan_phases_reported"),) if phases else ())
-        if self.resend_lost and vol.rp is not None and self._heard_all(ctx, stab, vol.rp):
+        if self.resend_lost and vol.rp is not None and len(vol.rp.notified) >= vol.rp.expected:
             # reading 21: p's restart process may now decide on what p_k logged before its restart
             vol, stab, more = self._notification_phases(ctx, p, vol, stab, vol.rp)
             out += list(more)
@@ -660,7 +660,7 @@ class SendDeterministic(Protocol):
             rp = self._count_orphans(pkt, rp)
             if rp is None:
                 return Step(vol, stab, (Note("stale_dropped"),))
-            if not self._heard_all(ctx, stab, rp):  # reading 5
+            if len(rp.notified) < rp.expected:  # reading 5
                 return Step(replace(vol, rp=rp), stab)
             return self._notification_phases(ctx, p, vol, stab, rp)
         counts = dict(rp.NbOrphPhase)
@@ -691,13 +691,6 @@ class SendDeterministic(Protocol):
             return None  # the same answer again: counted once
         orphans = frozenset(o for o in rp.orphans if o[:2] != (j, k)) | {(j, k, d, ph) for d, ph in dated}
         return replace(rp, orphans=orphans, notified=rp.notified - before | {(j, k, epoch)})
-
-    def _heard_all(self, ctx: Context, stab: Stab, rp: RestartProcess) -> bool:
-        """Fig. 6 line 11 per pair (reading 4); reading 22: from each reporter's incarnation
-        as its group's last restart that p knows of made it, not one that restart replaced."""
-        heard = tuple(x for x in rp.notified
-                      if not self.resend_lost or x[2] >= stab.known[ctx.group_of[x[0]]])
-        return len(heard) >= rp.expected
 
     def _discarded(self, ctx: Context, stab: Stab, k: int, date: int, epoch: int) -> bool:
         """Reading 15: logged by an incarnation of k's group that a later restart

@@ -214,10 +214,11 @@ Fresh(s, status, epoch, gc) ==
 ProtoInit(p) ==
     LET s0 == [RPP |-> [i \in 1..N |-> <<0, <<>>>>], Enregistres |-> <<>>, Phase |-> 1, Date |-> 1,  \* line 3
                PasEnvoyes |-> <<>>] IN
-    \* reading 18: since, per process, the Date its group's last restart restored
+    \* reading 18: since, per process, the Date its group's last restart restored;
+    \* reading 21: <<that restart's epoch, the Date>>
     <<Fresh(s0, RUN, 0, FALSE),
       [ckpts |-> << <<0, s0>> >>, line |-> 0, waves |-> 0, epoch |-> 0, known |-> [i \in 1..NG |-> 0],
-       since |-> [i \in 1..N |-> 1]]>>
+       since |-> [i \in 1..N |-> <<0, 1>>]]>>
 
 -----------------------------------------------------------------------------
 (* Application send: Fig. 5 lines 11-18                                    *)
@@ -364,8 +365,14 @@ AfterCrash(p, vol, stab, saved) ==
 
 \* Reading 15: logged by an incarnation of k's group that a later restart
 \* discarded; reading 18: unless the restored state of that restart has sent it
+\* (reading 21: until p_k's own restart message tells that Date, it is not known to have)
 Discarded(stab, k, date, epoch) ==
-    epoch < At(stab.known, GroupOf[k]) /\ ~(ResendLost /\ date <= At(stab.since, k))
+    epoch < At(stab.known, GroupOf[k])
+    /\ ~(ResendLost /\ At(stab.since, k)[1] = At(stab.known, GroupOf[k]) /\ date <= At(stab.since, k)[2])
+\* Reading 21: logged by an incarnation of k's group that a later restart replaced,
+\* whose restored Date p_k's restart message, still on its way, will tell
+Undecided(stab, k, epoch) ==
+    ResendLost /\ epoch < At(stab.known, GroupOf[k]) /\ At(stab.since, k)[1] < At(stab.known, GroupOf[k])
 
 \* Lines 45-49 at one member: restore, Status <- Redemarrage, tell the other
 \* groups. hasVol: p was up (what p knows of other groups' restarts is not
@@ -375,8 +382,14 @@ Rollback(p, vol, hasVol, stab, e, line, members) ==
         v0 == Fresh(saved, RESTART, e, line > 0)
         v1 == IF hasVol THEN [v0 EXCEPT !.Redemarrage = vol.Redemarrage, !.waiting = vol.waiting, !.rp = vol.rp]
               ELSE AfterCrash(p, v0, stab, saved)
+        dsts == {saved.PasEnvoyes[i][1] : i \in DOMAIN saved.PasEnvoyes}
+        \* reading 23: restored from another image since its crash, p knows nothing of what
+        \* it sent since this one: the image's whole buffer, flushed when its group ends;
         \* reading 16: the image's buffer, less what was sent since
-        v2 == IF hasVol /\ ResendLost
+        v2 == IF hasVol /\ ResendLost /\ vol.Status = AWAIT
+              THEN [v1 EXCEPT !.PasEnvoyes = saved.PasEnvoyes, !.waiting = vol.waiting \cup dsts,
+                              !.Redemarrage = vol.Redemarrage \cup {GroupOf[q] : q \in dsts}]
+              ELSE IF hasVol /\ ResendLost
               THEN [v1 EXCEPT !.PasEnvoyes = SelectSeq(saved.PasEnvoyes, LAMBDA x : x \in Range(vol.PasEnvoyes))]
               ELSE v1
     IN Step(v2, [stab EXCEPT !.line = line, !.epoch = e],
@@ -394,18 +407,25 @@ NotificationPhases(p, vol, stab, rp0) ==
     LET waitingPh == IF ConcurrentRestarts THEN {o[4] : o \in rp0.orphans}   \* reading 14
                      ELSE {rp0.NbOrphPhase[i][1] : i \in {j \in DOMAIN rp0.NbOrphPhase : rp0.NbOrphPhase[j][2] > 0}}
         \* reading 15: logged by an incarnation its group's restart discarded since
+        \* (reading 21: kept, neither replayed nor dropped, until that is known)
+        undecided == IF ConcurrentRestarts
+                     THEN {rp0.Enregistres[i] : i \in {j \in DOMAIN rp0.Enregistres :
+                                                     Undecided(stab, rp0.Enregistres[j][4], rp0.Enregistres[j][6])}}
+                     ELSE {}
         rp == IF ConcurrentRestarts
-              THEN [rp0 EXCEPT !.Enregistres = SelectSeq(@, LAMBDA x : ~Discarded(stab, x[4], x[3], x[6]))]
+              THEN [rp0 EXCEPT !.Enregistres = SelectSeq(@, LAMBDA x : x \in undecided
+                                                                     \/ ~Discarded(stab, x[4], x[3], x[6]))]
               ELSE rp0
         low == IF waitingPh = {} THEN 0 ELSE CHOOSE x \in waitingPh : \A y \in waitingPh : x <= y
-        go == SortSeq(SelectSeq(rp.Enregistres, LAMBDA x : waitingPh = {} \/ x[1] <= low), Lex4Less)
+        go == SortSeq(SelectSeq(rp.Enregistres, LAMBDA x : (waitingPh = {} \/ x[1] <= low) /\ x \notin undecided),
+                      Lex4Less)
         out == Map(LAMBDA x : Send(Packet(p, x[2], "replay", <<rp.epoch, x[3], x[1], x[4]>>
                                                             \o (IF ConcurrentRestarts THEN <<x[6]>> ELSE <<>>),
                                           <<x[5]>>)), go)
         held == Len(rp.Enregistres) - Len(go)
         notes == IF held > 0 THEN <<Note("replays_held_for_orphans")>> ELSE <<>>
         rp2 == [rp EXCEPT !.Enregistres = SelectSeq(@, LAMBDA x : x \notin Range(go))]
-    IN IF waitingPh = {}                                                     \* lines 23-24
+    IN IF waitingPh = {} /\ undecided = {}                                    \* lines 23-24
        THEN Step([vol EXCEPT !.rp = NoRP], stab, out \o ToEach(p, rp.members, "end", <<rp.epoch>>) \o notes)
        ELSE Step([vol EXCEPT !.rp = rp2], stab, out \o notes)
 
@@ -443,8 +463,11 @@ OnRestartMsg(p, vol, stab, pk) ==
         g == GroupOf[k]
         again == Len(pk.hdr) > 4                                                 \* reading 13: told again
         new == e > At(stab.known, g)                                             \* line 52
-        \* reading 18: the Date p_k restored (or re-executed since, reading 17)
-        st0 == IF ResendLost THEN [stab EXCEPT !.since = Set(@, k, IF new THEN dateRe ELSE Max(dateRe, At(@, k)))]
+        \* reading 18: the Date p_k restored (or re-executed since, reading 17);
+        \* reading 21: learnt from p_k's own restart message, for that restart
+        wasE == At(stab.since, k)[1]
+        st0 == IF ResendLost
+               THEN [stab EXCEPT !.since = Set(@, k, <<e, IF e > wasE THEN dateRe ELSE Max(dateRe, At(@, k)[2])>>)]
                ELSE stab
         st == IF new THEN [st0 EXCEPT !.known = Set(@, g, e)] ELSE st0
         \* reading 13: p_k's restart is not over (its FinRedemarrage follows on this
@@ -458,7 +481,10 @@ OnRestartMsg(p, vol, stab, pk) ==
         \* reading 17: with the date the re-execution has reached, not the restored one
         told == IF ConcurrentRestarts /\ v1.Status = RESTART /\ ~again
                 THEN <<Send(Packet(p, k, "restart", <<v1.epoch, IF ResendLost THEN v1.Date ELSE saved.Date,
-                                                      At(saved.RPP, k)[1], <<p>>, TRUE>>, <<>>))>>
+                                                      At(saved.RPP, k)[1],
+                                                      \* reading 20: line 52 adds the teller's whole group
+                                                      IF GroupRollback THEN Asc(Group(p)) ELSE <<p>>,
+                                                      TRUE>>, <<>>))>>
                 \* reading 16: p's restart is over; p_k's rollback may have lost its FinRedemarrage
                 ELSE IF ResendLost /\ v1.Status = RUN /\ v1.epoch # 0 /\ ~again
                 THEN <<Send(Packet(p, k, "end", <<v1.epoch>>, <<>>))>>
@@ -467,7 +493,9 @@ OnRestartMsg(p, vol, stab, pk) ==
         vh == IF ResendLost THEN [v1 EXCEPT !.holds = {h \in @ : h[1] # k} \cup {<<k, maxdate>>}] ELSE v1
         \* lines 53-54; what p buffered for k is logged too, so it goes with them;
         \* reading 13: told again, what p buffered for k since is flushed at k's FinRedemarrage
-        v2 == IF again THEN vh ELSE [vh EXCEPT !.PasEnvoyes = SelectSeq(@, LAMBDA x : x[1] # k)]
+        \* reading 20: what is dated no later than Maxdate is not (line 53): flushed at lines 60-63
+        v2 == IF again THEN vh
+              ELSE [vh EXCEPT !.PasEnvoyes = SelectSeq(@, LAMBDA x : x[1] # k \/ (ResendLost /\ x[2] <= maxdate))]
         held == IF again THEN Range(vh.PasEnvoyes) ELSE {}
         logs == SelectSeq(v2.Enregistres, LAMBDA x : x[1] = k /\ x[2] > maxdate /\ x \notin held)
         mine == IF ConcurrentRestarts THEN <<v2.epoch>> ELSE <<>>   \* reading 15: the logging incarnation
@@ -480,8 +508,16 @@ OnRestartMsg(p, vol, stab, pk) ==
         report == IF ConcurrentRestarts THEN <<e, k, dated, v2.epoch>> ELSE <<e, k, phases>>
         notes == (IF logs # <<>> THEN <<Note("logged_messages_resent")>> ELSE <<>>)
                  \o (IF phases # <<>> THEN <<Note("orphan_phases_reported")>> ELSE <<>>)
+        ans == told \o out \o <<Send(Packet(p, Leader(k), "rp_orphans", report, <<>>))>> \o notes   \* line 58
+        \* reading 21: p's restart process may now decide on what p_k logged before its restart
+        np == NotificationPhases(p, v2, st, v2.rp)
     IN IF e < At(stab.known, g) THEN Step(vol, stab, <<Note("stale_dropped")>>)
-       ELSE Step(v2, st, told \o out \o <<Send(Packet(p, Leader(k), "rp_orphans", report, <<>>))>> \o notes)  \* line 58
+       \* reading 24: restored but not yet told its line (reading 8), p has no state to answer
+       \* from (line 47); its rollback's restart message brings the question again (reading 13)
+       ELSE IF ResendLost /\ vol.Status = AWAIT THEN Step(vh, st, <<>>)
+       ELSE IF ResendLost /\ v2.rp # NoRP /\ Cardinality(v2.rp.notified) >= v2.rp.expected
+       THEN Step(np.vol, np.stab, ans \o np.eff)
+       ELSE Step(v2, st, ans)
 
 OnEnd(p, vol, stab, pk) ==
     LET e == pk.hdr[1]  k == pk.src  g == GroupOf[k] IN
@@ -535,7 +571,8 @@ RestartProcess(p, vol, stab, pk) ==
     ELSE IF pk.kind = "rp_log"                                        \* Fig. 6 lines 5-6
     THEN LET mine == Len(pk.hdr) > 3
              entry == <<pk.hdr[3], pk.msg[1].dst, pk.hdr[2], pk.src, pk.msg[1]>> \o (IF mine THEN <<pk.hdr[4]>> ELSE <<>>)
-         IN IF mine /\ (Discarded(stab, pk.src, pk.hdr[2], pk.hdr[4]) \/ entry \in Range(rp.Enregistres))
+         IN IF mine /\ ((Discarded(stab, pk.src, pk.hdr[2], pk.hdr[4]) /\ ~Undecided(stab, pk.src, pk.hdr[4]))
+                        \/ entry \in Range(rp.Enregistres))
             THEN Step(vol, stab, <<Note("stale_dropped")>>)            \* reading 15, or taken already
             ELSE Step([vol EXCEPT !.rp.Enregistres = Append(@, entry)], stab, <<>>)
     ELSE IF ConcurrentRestarts THEN CountOrphans(p, vol, stab, pk, rp)
@@ -579,6 +616,7 @@ OnPacket(p, vol, stab, pk) ==
            IF pk.hdr[1] # vol.epoch \/ vol.Status # RESTART THEN Step(vol, stab, <<Note("stale_dropped")>>)
            \* reading 15: logged by an incarnation a later restart of its group discarded
            ELSE IF Len(pk.hdr) > 4 /\ Discarded(stab, pk.hdr[4], pk.hdr[2], pk.hdr[5])
+                   /\ ~Undecided(stab, pk.hdr[4], pk.hdr[5])
            THEN Step(vol, stab, <<Note("stale_dropped")>>)
            ELSE Receive(p, vol, stab, pk.hdr[4], pk.hdr[2], pk.hdr[3], pk.msg[1], <<Note("replayed_messages")>>, NoEpoch,
                         IF Len(pk.hdr) > 4 THEN pk.hdr[5] ELSE NoEpoch)
