@@ -221,7 +221,7 @@ class Stab:
     epoch: int = 0               # the group's epoch
     known: tuple = ()            # per group: its last restart epoch heard of (reading 7)
     since: tuple = ()            # reading 18: per process, the Date its group's last restart restored;
-    #                              reading 21: (that restart's epoch, the Date)
+    #                              reading 22: (that restart's epoch, the Date)
 
 
 def _set(t: tuple, i: int, v: Any) -> tuple:
@@ -325,8 +325,10 @@ class SendDeterministic(Protocol):
             e, date, phase, sender, *mine = pkt.hdr
             if e != vol.epoch or vol.Status != RESTART:
                 return Step(vol, stab, (Note("stale_dropped"),))
-            if mine and self._discarded(ctx, stab, sender, date, mine[0]) and not self._undecided(ctx, stab, sender, mine[0]):
+            if mine and self._discarded(ctx, stab, sender, date, mine[0]):
                 # reading 15: logged by an incarnation a later restart of its group discarded
+                # (reading 22: one not yet known to be is delivered, and line 56 reports it as
+                # an orphan of that restart when p_k's restart message comes)
                 return Step(vol, stab, (Note("stale_dropped"),))
             return self._receive(ctx, p, vol, stab, sender, date, phase, pkt.msg, (Note("replayed_messages"),),
                                  sent_epoch=mine[0] if mine else None)
@@ -560,7 +562,7 @@ class SendDeterministic(Protocol):
         out: list = []
         again = len(pkt.hdr) > 4  # reading 13: told again
         if self.resend_lost:  # reading 18: the Date p_k restored (or re-executed since, reading 17)
-            # reading 21: learnt from p_k's own restart message, for that restart
+            # reading 22: learnt from p_k's own restart message, for that restart
             was_e, was = stab.since[k]
             stab = replace(stab, since=_set(stab.since, k, (e, date_re if e > was_e else max(date_re, was))))
         if e > stab.known[g]:  # a new restart of group g: line 52
@@ -596,7 +598,7 @@ class SendDeterministic(Protocol):
             # since is flushed at k's FinRedemarrage (lines 60-63), the rest re-sent
             held = vol.PasEnvoyes
         else:
-            # lines 53–54; what p buffered for k is logged too, so it goes with them; reading 20:
+            # lines 53–54; what p buffered for k is logged too, so it goes with them; reading 21:
             # what is dated no later than Maxdate does not (line 53), and is flushed at lines 60–63
             held = ()
             vol = replace(vol, PasEnvoyes=tuple(x for x in vol.PasEnvoyes if x[0] != k or
@@ -617,7 +619,7 @@ class SendDeterministic(Protocol):
         notes = ((Note("logged_messages_resent"),) if logs else ()) + \
             ((Note("orphan_phases_reported"),) if phases else ())
         if self.resend_lost and vol.rp is not None and len(vol.rp.notified) >= vol.rp.expected:
-            # reading 21: p's restart process may now decide on what p_k logged before its restart
+            # reading 22: p's restart process may now decide on what p_k logged before its restart
             vol, stab, more = self._notification_phases(ctx, p, vol, stab, vol.rp)
             out += list(more)
         return Step(vol, stab, tuple(out) + notes)
@@ -652,8 +654,7 @@ class SendDeterministic(Protocol):
         if pkt.kind == "rp_log":                                                 # lines 5–6
             _, date, phase, *mine = pkt.hdr
             entry = (phase, pkt.msg.dst, date, pkt.src, pkt.msg, *mine)
-            if mine and ((self._discarded(ctx, stab, pkt.src, date, mine[0])
-                          and not self._undecided(ctx, stab, pkt.src, mine[0])) or entry in rp.Enregistres):
+            if mine and (self._discarded(ctx, stab, pkt.src, date, mine[0]) or entry in rp.Enregistres):
                 return Step(vol, stab, (Note("stale_dropped"),))  # reading 15, or taken already
             return Step(replace(vol, rp=replace(rp, Enregistres=rp.Enregistres + (entry,))), stab)
         if self.concurrent_restarts:
@@ -695,12 +696,12 @@ class SendDeterministic(Protocol):
     def _discarded(self, ctx: Context, stab: Stab, k: int, date: int, epoch: int) -> bool:
         """Reading 15: logged by an incarnation of k's group that a later restart
         discarded; reading 18: unless the restored state of that restart has sent it
-        (reading 21: until p_k's own restart message tells that Date, it is not known
+        (reading 22: until p_k's own restart message tells that Date, it is not known
         to have)."""
         known = stab.known[ctx.group_of[k]]
         if not self.resend_lost:
             return epoch < known
-        return epoch < known and not (stab.since[k][0] == known and date <= stab.since[k][1])
+        return epoch < known and stab.since[k][0] == known and date > stab.since[k][1]
 
     def _undecided(self, ctx: Context, stab: Stab, k: int, epoch: int) -> bool:
         """Reading 21: logged by an incarnation of k's group that a later restart replaced,
@@ -713,10 +714,10 @@ class SendDeterministic(Protocol):
         if self.concurrent_restarts:  # reading 14: NbOrphPhase[phase] > 0
             waiting = sorted({o[3] for o in rp.orphans})
             # reading 15: logged by an incarnation its group's restart discarded since
-            # (reading 21: kept, neither replayed nor dropped, until that is known)
+            # (reading 22: kept, neither replayed nor dropped, until that is known)
             undecided = frozenset(x for x in rp.Enregistres if self._undecided(ctx, stab, x[3], x[5]))
-            rp = replace(rp, Enregistres=tuple(x for x in rp.Enregistres if x in undecided
-                                               or not self._discarded(ctx, stab, x[3], x[2], x[5])))
+            rp = replace(rp, Enregistres=tuple(x for x in rp.Enregistres
+                                               if not self._discarded(ctx, stab, x[3], x[2], x[5])))
         else:
             waiting, undecided = [ph for ph, c in rp.NbOrphPhase if c > 0], frozenset()
         low = min(waiting) if waiting else None

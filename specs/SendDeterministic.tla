@@ -215,7 +215,7 @@ ProtoInit(p) ==
     LET s0 == [RPP |-> [i \in 1..N |-> <<0, <<>>>>], Enregistres |-> <<>>, Phase |-> 1, Date |-> 1,  \* line 3
                PasEnvoyes |-> <<>>] IN
     \* reading 18: since, per process, the Date its group's last restart restored;
-    \* reading 21: <<that restart's epoch, the Date>>
+    \* reading 22: <<that restart's epoch, the Date>>
     <<Fresh(s0, RUN, 0, FALSE),
       [ckpts |-> << <<0, s0>> >>, line |-> 0, waves |-> 0, epoch |-> 0, known |-> [i \in 1..NG |-> 0],
        since |-> [i \in 1..N |-> <<0, 1>>]]>>
@@ -365,10 +365,10 @@ AfterCrash(p, vol, stab, saved) ==
 
 \* Reading 15: logged by an incarnation of k's group that a later restart
 \* discarded; reading 18: unless the restored state of that restart has sent it
-\* (reading 21: until p_k's own restart message tells that Date, it is not known to have)
+\* (reading 22: until p_k's own restart message tells that Date, it is not known to have)
 Discarded(stab, k, date, epoch) ==
     epoch < At(stab.known, GroupOf[k])
-    /\ ~(ResendLost /\ At(stab.since, k)[1] = At(stab.known, GroupOf[k]) /\ date <= At(stab.since, k)[2])
+    /\ (ResendLost => At(stab.since, k)[1] = At(stab.known, GroupOf[k]) /\ date > At(stab.since, k)[2])
 \* Reading 21: logged by an incarnation of k's group that a later restart replaced,
 \* whose restored Date p_k's restart message, still on its way, will tell
 Undecided(stab, k, epoch) ==
@@ -407,14 +407,13 @@ NotificationPhases(p, vol, stab, rp0) ==
     LET waitingPh == IF ConcurrentRestarts THEN {o[4] : o \in rp0.orphans}   \* reading 14
                      ELSE {rp0.NbOrphPhase[i][1] : i \in {j \in DOMAIN rp0.NbOrphPhase : rp0.NbOrphPhase[j][2] > 0}}
         \* reading 15: logged by an incarnation its group's restart discarded since
-        \* (reading 21: kept, neither replayed nor dropped, until that is known)
+        \* (reading 22: kept, neither replayed nor dropped, until that is known)
         undecided == IF ConcurrentRestarts
                      THEN {rp0.Enregistres[i] : i \in {j \in DOMAIN rp0.Enregistres :
                                                      Undecided(stab, rp0.Enregistres[j][4], rp0.Enregistres[j][6])}}
                      ELSE {}
         rp == IF ConcurrentRestarts
-              THEN [rp0 EXCEPT !.Enregistres = SelectSeq(@, LAMBDA x : x \in undecided
-                                                                     \/ ~Discarded(stab, x[4], x[3], x[6]))]
+              THEN [rp0 EXCEPT !.Enregistres = SelectSeq(@, LAMBDA x : ~Discarded(stab, x[4], x[3], x[6]))]
               ELSE rp0
         low == IF waitingPh = {} THEN 0 ELSE CHOOSE x \in waitingPh : \A y \in waitingPh : x <= y
         go == SortSeq(SelectSeq(rp.Enregistres, LAMBDA x : (waitingPh = {} \/ x[1] <= low) /\ x \notin undecided),
@@ -464,7 +463,7 @@ OnRestartMsg(p, vol, stab, pk) ==
         again == Len(pk.hdr) > 4                                                 \* reading 13: told again
         new == e > At(stab.known, g)                                             \* line 52
         \* reading 18: the Date p_k restored (or re-executed since, reading 17);
-        \* reading 21: learnt from p_k's own restart message, for that restart
+        \* reading 22: learnt from p_k's own restart message, for that restart
         wasE == At(stab.since, k)[1]
         st0 == IF ResendLost
                THEN [stab EXCEPT !.since = Set(@, k, <<e, IF e > wasE THEN dateRe ELSE Max(dateRe, At(@, k)[2])>>)]
@@ -493,7 +492,7 @@ OnRestartMsg(p, vol, stab, pk) ==
         vh == IF ResendLost THEN [v1 EXCEPT !.holds = {h \in @ : h[1] # k} \cup {<<k, maxdate>>}] ELSE v1
         \* lines 53-54; what p buffered for k is logged too, so it goes with them;
         \* reading 13: told again, what p buffered for k since is flushed at k's FinRedemarrage
-        \* reading 20: what is dated no later than Maxdate is not (line 53): flushed at lines 60-63
+        \* reading 21: what is dated no later than Maxdate is not (line 53): flushed at lines 60-63
         v2 == IF again THEN vh
               ELSE [vh EXCEPT !.PasEnvoyes = SelectSeq(@, LAMBDA x : x[1] # k \/ (ResendLost /\ x[2] <= maxdate))]
         held == IF again THEN Range(vh.PasEnvoyes) ELSE {}
@@ -509,7 +508,7 @@ OnRestartMsg(p, vol, stab, pk) ==
         notes == (IF logs # <<>> THEN <<Note("logged_messages_resent")>> ELSE <<>>)
                  \o (IF phases # <<>> THEN <<Note("orphan_phases_reported")>> ELSE <<>>)
         ans == told \o out \o <<Send(Packet(p, Leader(k), "rp_orphans", report, <<>>))>> \o notes   \* line 58
-        \* reading 21: p's restart process may now decide on what p_k logged before its restart
+        \* reading 22: p's restart process may now decide on what p_k logged before its restart
         np == NotificationPhases(p, v2, st, v2.rp)
     IN IF e < At(stab.known, g) THEN Step(vol, stab, <<Note("stale_dropped")>>)
        \* reading 24: restored but not yet told its line (reading 8), p has no state to answer
@@ -571,8 +570,7 @@ RestartProcess(p, vol, stab, pk) ==
     ELSE IF pk.kind = "rp_log"                                        \* Fig. 6 lines 5-6
     THEN LET mine == Len(pk.hdr) > 3
              entry == <<pk.hdr[3], pk.msg[1].dst, pk.hdr[2], pk.src, pk.msg[1]>> \o (IF mine THEN <<pk.hdr[4]>> ELSE <<>>)
-         IN IF mine /\ ((Discarded(stab, pk.src, pk.hdr[2], pk.hdr[4]) /\ ~Undecided(stab, pk.src, pk.hdr[4]))
-                        \/ entry \in Range(rp.Enregistres))
+         IN IF mine /\ (Discarded(stab, pk.src, pk.hdr[2], pk.hdr[4]) \/ entry \in Range(rp.Enregistres))
             THEN Step(vol, stab, <<Note("stale_dropped")>>)            \* reading 15, or taken already
             ELSE Step([vol EXCEPT !.rp.Enregistres = Append(@, entry)], stab, <<>>)
     ELSE IF ConcurrentRestarts THEN CountOrphans(p, vol, stab, pk, rp)
@@ -615,8 +613,8 @@ OnPacket(p, vol, stab, pk) ==
       [] pk.kind = "replay" ->
            IF pk.hdr[1] # vol.epoch \/ vol.Status # RESTART THEN Step(vol, stab, <<Note("stale_dropped")>>)
            \* reading 15: logged by an incarnation a later restart of its group discarded
+           \* (reading 22: one not yet known to be is delivered; line 56 reports it as an orphan)
            ELSE IF Len(pk.hdr) > 4 /\ Discarded(stab, pk.hdr[4], pk.hdr[2], pk.hdr[5])
-                   /\ ~Undecided(stab, pk.hdr[4], pk.hdr[5])
            THEN Step(vol, stab, <<Note("stale_dropped")>>)
            ELSE Receive(p, vol, stab, pk.hdr[4], pk.hdr[2], pk.hdr[3], pk.msg[1], <<Note("replayed_messages")>>, NoEpoch,
                         IF Len(pk.hdr) > 4 THEN pk.hdr[5] ELSE NoEpoch)
