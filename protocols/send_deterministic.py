@@ -151,10 +151,37 @@ is marked ``# reading:`` at its place):
    ``checkpoint-holds-a-message-past-its-cause``). Any path that leaves the
    group after one member's checkpoint now leaves after every member's.
 
-Limit: readings 13-18 hold for groups of one; with a group of two, two
-failures and a checkpoint (sd_phases f=2 c=1) a "told again" restart message
-names only its teller where line 52 adds the whole group, and two deadlocks
-lie behind that (docs/send-deterministic.md, the open finding).
+Two failures in a group of two with a checkpoint (docs/findings.md, finding 3;
+readings 20-24 belong to ``concurrent_restarts`` and ``resend_lost``):
+
+20. Line 52 adds the sender's whole group to ``Redemarrage`` (and line 15 asks
+   whether P_j's *group* restarts): a restart told again (reading 13) names the
+   members of its teller's restart, as the first one did, not the teller alone.
+   Named alone, the others' messages go out at line 18 during their replay.
+21. Line 53 hands the restart process only what is dated after Maxdate, and
+   lines 60-63 flush ``PasEnvoyes``: what p buffered for p_k before p_k's
+   restart message came and is dated no later than the Maxdate it carries (an
+   orphan re-sent, reading 17) stays buffered and is flushed at p_k's
+   FinRedemarrage, not dropped (p_k's restart process awaits it).
+22. Reading 18's ``since`` is learnt from p_k's own restart message (line 49's
+   ``Date``), so it is kept with the epoch of that restart: a logged message of
+   an incarnation a later restart replaced is known discarded (reading 15)
+   only once p_k's message for that restart told the Date; until then (the news
+   came through another member) the restart process keeps it, neither
+   replayed nor dropped, and does not end (Fig. 6 line 23), and decides when
+   p_k's restart message arrives (behind the log on the same channel). A
+   replay not yet known to be discarded is delivered: p has not answered p_k's
+   restart yet, and line 56 will report it as an orphan of it.
+23. A member restored from its image after a crash and awaiting its line
+   (reading 8) knows nothing of what it sent after the line its leader then
+   names (which may be later than its own, line 45: "pour le Groupe_i"): it
+   takes that checkpoint's whole buffer (reading 16), flushed at the ends of
+   the restarts it names, rather than the part it still holds.
+24. Lines 53-58 answer from the restored state (line 47): a member awaiting
+   its line (reading 8) has none yet, and does not answer a restart message
+   beyond line 52. Its rollback's restart message (line 49) brings the
+   question again (reading 13). Answered from its image before the line, its
+   report was taken as final and a message the line had logged never replayed.
 """
 from __future__ import annotations
 
@@ -243,8 +270,8 @@ class SendDeterministic(Protocol):
              "flush_empties_buffer": True,  # line 63: what is sent leaves PasEnvoyes
              "newer_mark_restarts": True,  # reading 11: a mark of a newer epoch implies the rollback
              "next_wave_commits": True,  # reading 12: a mark of the next wave implies this wave's commit
-             "concurrent_restarts": True,  # readings 13–15: restarts of two groups at once are answered
-             "resend_lost": True,  # readings 16–18: what a crash or rollback lost of a restart comes again
+             "concurrent_restarts": True,  # readings 13–15, 20: restarts of two groups at once are answered
+             "resend_lost": True,  # readings 16–18, 21–24: what a crash or rollback lost of a restart comes again
              "hold_external_until_commit": True}  # correction 19 (docs/findings.md)
 
     # -- helpers ---------------------------------------------------------------
