@@ -68,20 +68,6 @@ def test_invariants_open_finding_sbml_node_crash_loses_an_rsn():
     _open_finding_replays("sbml__node-crash-loses-an-rsn.json", "sbml", "NoOrphan")
 
 
-def test_invariants_open_finding_send_deterministic_told_again_names_only_the_teller():
-    """An open finding, not a mutant: the correct send-deterministic protocol on
-    sd_phases, groups {P0, P1} and {P2}, two failures, a checkpoint. P2 crashes
-    with the restart messages of P0 and P1 (each naming the whole group) in
-    flight to it, so both are lost; P0, still restarting, tells P2 again
-    (reading 13), naming only itself, and P2 waits for P0 alone. P2's m7 to P1
-    then goes out at Fig. 5 line 18 instead of being buffered (line 15 asks
-    whether P1's *group* restarts, line 52 adds the whole group), and P1
-    delivers it before P0's re-execution sends m3 again (CausalReplayOrder).
-    Two Termination deadlocks on the same scenario lie behind it. When the
-    model changes here, this test says so."""
-    _open_finding_replays("send-deterministic__told-again-names-only-the-teller.json", "send-deterministic", "CausalReplayOrder")
-
-
 def _open_finding_replays(name: str, protocol: str, prop: str) -> None:
     """A curated run of a correct protocol still breaks ``prop`` exactly as recorded."""
     cx = T.load(CURATED / "findings" / name)

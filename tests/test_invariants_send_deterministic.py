@@ -275,3 +275,40 @@ def test_invariants_send_deterministic_group_line_past_its_cause(checked):
     assert "P2 is an orphan" in bad.violation.message
     early = checked(SD, MUTANT_SCENARIOS[m], m).result
     assert early.verdict == "violation" and early.violation.property == "CausalReplayOrder"
+
+
+def test_invariants_send_deterministic_told_again_names_the_group():
+    """Finding 3 (docs/findings.md), reading 20 (Fig. 5 lines 15, 52): the
+    recorded run where P0, still restarting, told P2 of its restart again
+    naming only itself. Named with its group, P2 waits for P1 too, so its m7
+    to P1 is buffered (line 16) and the run's delivery of m7 (event 18) is not
+    enabled: m7 waits for group 1's FinRedemarrage."""
+    from rrcheck.checker.model.scenarios import system_for
+    from rrcheck.checker.traces import counterexample as T
+    from pathlib import Path
+    path = Path(__file__).resolve().parents[1] / "counterexamples" / "findings"
+    cx = T.load(path / "send-deterministic__told-again-names-only-the-teller.json")
+    with pytest.raises(UsageError, match="event 18"):
+        T.replay(cx)
+    system, _ = system_for(cx)
+    s = system.initial()
+    for ev in cx.events[:16]:
+        s, _ = system.step(s, tuple(ev))
+    assert [x[0] for x in s.procs[2].vol.PasEnvoyes] == [1] and s.procs[2].vol.waiting >= {0, 1}
+
+
+@pytest.mark.slow
+def test_invariants_send_deterministic_two_failures_in_a_group_of_two(checked):
+    """Finding 3 (docs/findings.md), readings 20–24: groups {P0, P1} and {P2},
+    two failures, a group checkpoint, process crashes. On sd_orphan_path a
+    member restored from its start and awaiting its line no longer answers P2's
+    restart (reading 24), and the checkpoint its leader names gives it o to
+    log again; every property holds (2.4 million states, a minute).
+    sd_phases and sd_ack at f=2 c=1 pass too (5.5 and 7.4 million states,
+    2–3 minutes and 3–4 GB each, measured in docs/findings.md §3)."""
+    sc = Scenario("sd_orphan_path", failures=2, checkpoints=1, crash_kinds=("process",))
+    r = checked(SD, sc).result
+    assert r.verdict == "pass", r.violation
+    w = r.witnesses
+    assert w["rollbacks_to_a_checkpoint"] > 0 and w["orphans_rereceived"] > 0 and w["replayed_messages"] > 0
+    assert w["messages_buffered_during_restart"] > 0 and w["restarts_ended"] > 0
