@@ -731,7 +731,7 @@ class SendDeterministic(Protocol):
         return epoch < known and stab.since[k][0] == known and date > stab.since[k][1]
 
     def _undecided(self, ctx: Context, stab: Stab, k: int, epoch: int) -> bool:
-        """Reading 21: logged by an incarnation of k's group that a later restart replaced,
+        """Reading 22: logged by an incarnation of k's group that a later restart replaced,
         whose restored Date p_k's restart message, still on its way, will tell."""
         known = stab.known[ctx.group_of[k]]
         return self.resend_lost and epoch < known and stab.since[k][0] < known

@@ -390,7 +390,7 @@ AfterCrash(p, vol, stab, saved) ==
 Discarded(stab, k, date, epoch) ==
     epoch < At(stab.known, GroupOf[k])
     /\ (ResendLost => At(stab.since, k)[1] = At(stab.known, GroupOf[k]) /\ date > At(stab.since, k)[2])
-\* Reading 21: logged by an incarnation of k's group that a later restart replaced,
+\* Reading 22: logged by an incarnation of k's group that a later restart replaced,
 \* whose restored Date p_k's restart message, still on its way, will tell
 Undecided(stab, k, epoch) ==
     ResendLost /\ epoch < At(stab.known, GroupOf[k]) /\ At(stab.since, k)[1] < At(stab.known, GroupOf[k])
