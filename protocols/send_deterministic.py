@@ -271,7 +271,7 @@ class SendDeterministic(Protocol):
              "newer_mark_restarts": True,  # reading 11: a mark of a newer epoch implies the rollback
              "next_wave_commits": True,  # reading 12: a mark of the next wave implies this wave's commit
              "concurrent_restarts": True,  # readings 13–15, 20: restarts of two groups at once are answered
-             "resend_lost": True,  # readings 16–18, 21–24: what a crash or rollback lost of a restart comes again
+             "resend_lost": True,  # readings 16–18, 21–24: what a crash or rollback lost of a restart recurs
              "hold_external_until_commit": True}  # correction 19 (docs/findings.md)
 
     # -- helpers ---------------------------------------------------------------
