@@ -13,7 +13,8 @@ ENGINES = {"test_invariants_stateful.py": "fuzz", "test_invariants_tla.py": "tla
 # the reductions, and the default scenarios' terminal states with and without them; every lemma's CTI
 # looked for among reachable states (and a relation edited by hand, told from a bug; the step links still
 # open); the Z3 encoding's own checks (projected states against the whole invariant, now that every step
-# is held to the relation; bounded search of the correct relation; the guards a proof needs) and the
+# is held to the relation; bounded search of the correct relation; the guards a proof needs; the fragment
+# of every lemma's queries) and the
 # prove command's output; every property switched off in turn; random walks (an engine's strategy) on
 # Guermouche and Ropars' Fig. 2; and the figure beyond the default scenarios that the main job
 # (rrcheck check --all) checks as well
@@ -24,6 +25,7 @@ SWEEPS = ("test_invariants_reductions_keep_the_verdict", "test_invariants_reduct
           "test_invariants_open_step_links_still_open", "test_invariants_guard_notices_a_property_switched_off",
           "test_invariants_projected_states_satisfy_the_inductive_invariant",
           "test_invariants_symbolic_correct_has_no_short_violation", "test_invariants_symbolic_proofs_need_their_guards",
+          "test_invariants_fragment_of_every_lemma",
           "test_cli_prove_refine", "test_cli_prove_mutant_saves_cti",
           "test_invariants_send_deterministic_fig2_random_walks",
           # SBML's node-crash finding through the pessimism lemma's twin, an unreduced search of 45 steps; the
