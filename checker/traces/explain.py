@@ -184,7 +184,7 @@ def _classify(r: _Run, members: list) -> Rollback:
             m.cls = ORPHAN
             m.detail = "; ".join(x for x in (
                 held, f"sent by an incarnation of P{src} rolled back since" if older else "",
-                _resent(r, src, dst, k, payload, back.get(src, t_first), got[0] if got else None, back)) if x)
+                _resent(r, src, dst, k, payload, back.get(src, t_first), got[0] if got else None)) if x)
         else:
             m.cls = FUTURE
             m.detail = "undone by the rollback"
@@ -223,7 +223,7 @@ def _served(system, s, src: int, dst: int, k: int, cid: int | None) -> str:
     return "served by " + ", ".join(where) if where else "held nowhere: LOST"
 
 
-def _resent(r: _Run, src: int, dst: int, k: int, payload: int, t_back: int, t_got, back: dict) -> str:
+def _resent(r: _Run, src: int, dst: int, k: int, payload: int, t_back: int, t_got) -> str:
     again = [(t, pl) for t, s_, d, kk, pl in r.sends if s_ == src and d == dst and kk == k and t > t_back]
     when = "" if t_got is None or t_got < t_back else f" (P{dst} receives the old copy at step {t_got})"
     if not again:
