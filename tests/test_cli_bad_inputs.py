@@ -697,3 +697,33 @@ def test_ctrl_c_inside_z3_is_one_line(monkeypatch, capsys):
     assert cli.main(["prove", "theorem1"]) == 130
     err = capsys.readouterr().err
     assert err == "rrcheck: interrupted\n"
+
+
+def test_ctrl_c_inside_a_gc_callback_is_not_lost():
+    """Python prints and drops an exception raised in a garbage-collector
+    callback (Hypothesis registers one): Ctrl-C arriving there is asked again a
+    moment later (SIGALRM), not lost with a traceback; anywhere else it raises."""
+    import gc
+    import signal
+    import time
+    from rrcheck.cli import _interrupt
+    seen, fired = {}, []
+
+    def callback(phase, info):
+        seen.setdefault("frame", sys._getframe())
+    gc.callbacks.append(callback)
+    before = signal.signal(signal.SIGALRM, lambda *a: fired.append(1))
+    try:
+        gc.collect()
+        try:
+            _interrupt(signal.SIGINT, seen["frame"])  # inside the callback: no exception now
+        except KeyboardInterrupt:
+            pytest.fail("raised inside a gc callback, where Python prints it and drops it")
+        time.sleep(0.3)
+        assert fired
+        with pytest.raises(KeyboardInterrupt):
+            _interrupt(signal.SIGINT, sys._getframe())
+    finally:
+        gc.callbacks.remove(callback)
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, before)

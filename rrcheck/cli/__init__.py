@@ -62,6 +62,17 @@ def parser(cls: type = Parser) -> argparse.ArgumentParser:
 
 
 def _interrupt(signum, frame):
+    """Ctrl-C (or SIGTERM, SIGHUP) as KeyboardInterrupt where the signal arrives;
+    inside a garbage-collector callback (Hypothesis registers one), where Python
+    would print the exception and drop it, the same a moment later (SIGALRM)."""
+    import gc
+    import signal
+    callbacks = {getattr(cb, "__code__", None) for cb in gc.callbacks}
+    while frame is not None:
+        if frame.f_code in callbacks:
+            signal.setitimer(signal.ITIMER_REAL, 0.05)
+            return
+        frame = frame.f_back
     raise KeyboardInterrupt
 
 
@@ -88,7 +99,8 @@ def main(argv: list[str] | None = None) -> int:
     # process it started is ended and what was finished is kept
     import signal
     import threading
-    before = {sig: signal.signal(sig, _interrupt) for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)} \
+    before = {sig: signal.signal(sig, _interrupt)
+              for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP, signal.SIGALRM)} \
         if threading.current_thread() is threading.main_thread() else {}
     real_stdout, sys.stdout = sys.stdout, GuardedStdout(sys.stdout)
     try:
@@ -137,5 +149,7 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     finally:
         sys.stdout = real_stdout
+        if before:
+            signal.setitimer(signal.ITIMER_REAL, 0)
         for sig, handler in before.items():
             signal.signal(sig, handler)
