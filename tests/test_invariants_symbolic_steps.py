@@ -13,17 +13,18 @@ from rrcheck.checker.symbolic import refine
 # the lemma's actions each refining lemma's steps exercise: phases' projection reads
 # failure-free states only, so its restart, resend and release are not among them
 EXERCISED = {"theorem1": {"send", "deliver", "start", "token", "barrier1", "checkpoint", "barrier2"},
+             "replay": {"recv"},
              "chandy-lamport": {"send", "initiate", "marker", "deliver"},
              "phases": {"send", "receive"}, "pessimism": {"send", "receive", "confirm", "crash", "crash_node"},
              "log-end": {"send", "deliver", "checkpoint", "ready", "stop"},
              "hmpl": {"send", "receive", "save", "confirm", "erase"}}
-REFINING = [(n, p, sc) for n, runs in refine.STEPS.items() if n not in refine.OPEN for p, sc in runs]
+REFINING = [(n, p, sc) for n, runs in refine.STEPS.items() for p, sc in runs]
 # the lemmas whose relation stops at a restart: the steps after one are outside its vocabulary
 UP_TO_RESTART = {"pessimism": "restart and replay are not in the relation"}
 
 
 def test_invariants_step_scenarios_cover_every_lemma():
-    assert set(refine.STEPS) == set(symbolic.LEMMAS) and set(EXERCISED) == set(symbolic.LEMMAS) - set(refine.OPEN)
+    assert set(refine.STEPS) == set(symbolic.LEMMAS) == set(EXERCISED)
 
 
 @pytest.mark.parametrize("name,protocol,sc", REFINING, ids=[f"{n}-{p}" for n, p, _ in REFINING])
@@ -36,14 +37,6 @@ def test_invariants_every_python_step_is_a_step_of_the_lemma(name, protocol, sc)
         assert matched == EXERCISED[name], r.actions
     else:  # pessimism: the scenarios together (test_cli_prove_refine)
         assert {"send", "receive"} <= matched <= EXERCISED[name], r.actions
-
-
-@pytest.mark.parametrize("name", sorted(refine.OPEN))
-def test_invariants_open_step_links_still_open(name):
-    """docs/prove.md lists the lemmas not yet tied step by step, with the reason
-    measured; when one is settled this fails, and the list must shrink."""
-    rs = [refine.check_steps(name, sc, protocol=p) for p, sc in refine.STEPS[name]]
-    assert any(not r.refines or r.vacuous for r in rs), [r.as_dict() for r in rs]
 
 
 # a mutant whose rule only a recovery uses: the failure-free steps cannot show it
@@ -87,16 +80,35 @@ def test_invariants_step_match_reads_stutters_and_refuses_the_impossible():
     assert refine.match(lemma, sent, blank) is None
 
 
+def test_invariants_replay_order_removed_on_the_python_side_breaks_the_step_link(monkeypatch):
+    """The replay order (``MessageLogging.may_match``: only the logged next
+    reception may come while determinants remain to be forced) removed from
+    the Python protocol alone: the re-execution re-receives out of the logged
+    order, and the first such reception is no step of the replay relation."""
+    from rrcheck.protocols.logging import MessageLogging
+    monkeypatch.setattr(MessageLogging, "may_match", lambda self, ctx, p, vol, mail: True)
+    (protocol, sc), = refine.STEPS["replay"]
+    r = refine.check_steps("replay", sc, protocol=protocol)
+    assert not r.refines and r.unmatched["action"][0] == "recv", r.as_dict()
+    assert set(r.unmatched["changes"]) >= {"re", "done"} and r.recovery
+
+
 def test_cli_prove_refine(tmp_path, capsys):
-    """`rrcheck prove --refine`: the proof and, per scenario, the steps held to the
-    relation; exit 1 where a step matches no action, as where the Python
-    protocol carries a mutant's knob the relation does not."""
+    """`rrcheck prove --all --json`: each lemma proved and, per lemma, the
+    Python transitions held to its relation (those after a failure among them),
+    none unmatched; exit 1 where a step matches no action, as where the Python
+    protocol carries a mutant's knob the relation does not (--refine)."""
     import json
 
     from rrcheck.cli import main
-    assert main(["prove", "pessimism", "--refine", "--json", "--out", str(tmp_path)]) == 0
-    out = json.loads(capsys.readouterr().out)
-    steps = out["lemmas"][0]["steps"]
+    assert main(["prove", "--all", "--json", "--out", str(tmp_path)]) == 0
+    out = {o["lemma"]: o for o in json.loads(capsys.readouterr().out)["lemmas"]}
+    assert set(out) == set(symbolic.LEMMAS)
+    for o in out.values():
+        assert o["proved"] and o["unmatched"] == 0 and o["transitions_checked"] > 0, o
+        assert o["transitions_checked"] == sum(s["steps"] for s in o["steps"])
+    assert out["replay"]["recovery_transitions"] > 1000 and out["pessimism"]["recovery_transitions"]
+    steps = out["pessimism"]["steps"]
     assert [s["protocol"] for s in steps] == [p for p, _ in refine.STEPS["pessimism"]]
     assert all(s["refines"] and s["steps"] for s in steps)
     assert {a for s in steps for a in s["actions"]} == EXERCISED["pessimism"]  # the failures, held too

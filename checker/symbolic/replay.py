@@ -44,8 +44,9 @@ MUTANT_SCENARIOS = {MUTANTS[0]: Scenario("theorem2_three", checkpoints=0, crash_
 BMC = {"max_depth": 3, "max_universe": 8}   # the Theorem 2 execution needs two senders and a survivor
 SCENARIOS = (Scenario("pairs", checkpoints=0, crash_kinds=("process",)),
              Scenario("any_source_race", 3, 2, checkpoints=0))
-# failure-free runs whose projections the tests hold to the whole inductive invariant
-SAMPLES = (Scenario("pairs", checkpoints=0, failures=0), Scenario("any_source_race", 3, 2, checkpoints=0, failures=0))
+# runs whose projections the tests hold to the whole inductive invariant: a rollback and its replay among them
+SAMPLES = (Scenario("pairs", checkpoints=0, failures=0), Scenario("any_source_race", 3, 2, checkpoints=0, failures=0),
+           Scenario("any_source_race", 3, 2, checkpoints=0, crash_kinds=("process",)))
 OPEN = ()  # before a rollback no state relation names a message: universes are compared whole
 
 
@@ -160,9 +161,13 @@ def twin(judge, before, action, s, obs):
 
 
 # --- the projection of a model state (checker/symbolic/project.py) ------------------
-# It reads failure-free states only, as the first run the lemma's rigid symbols
-# describe, before any replay (``rolled`` and every state relation empty). A CTI
-# whose pre-state is inside a replay is outside it (``covers``).
+# It reads the first run and, once a set rolls back to its initial state, the
+# re-execution: the first run of a rolled-back process is what it had received
+# up to its last determinant on the event logger (pessimism: no send depends on
+# a later one), ``re`` what it has re-received since. A process rolled back
+# twice, or to a checkpoint, is outside the one round the lemma states. A CTI
+# whose pre-state is inside a replay is still searched for in failure-free runs
+# only (``covers``).
 
 def covers(cti) -> bool:
     return not cti.rigid["rolled"] and not any(cti.pre[r] for r in ("re", "done", "consumed", "used"))
@@ -197,44 +202,70 @@ def cti_system(cti, protocol: str, mutant: str | None):
 
 
 def ghost_init(sysm):
-    """(each process's receptions in order, each send with the receptions before it)."""
-    return ((),) * sysm.n, frozenset()
+    """(each process's receptions in order in its current incarnation; each
+    first-run send with the receptions before it; per process, None or, once
+    rolled back, its first run as (receptions up to the last logged
+    determinant, the logged positions); whether the run left the one round)."""
+    return ((),) * sysm.n, frozenset(), (None,) * sysm.n, False
 
 
 def ghost_step(sysm, g, s, a, s2, obs):
-    seq, sends = g
+    seq, sends, first, beyond = g
     for o in obs:
         if o[0] == "sent":
             _, p, q, k, _ = o
-            sends = sends | {((p, q, k), len(seq[p]))}
+            if first[p] is None:
+                sends = sends | {((p, q, k), len(seq[p]))}
         elif o[0] == "delivered":
             _, p, src, k = o[:4]
             seq = seq[:p] + (seq[p] + ((src, p, k),),) + seq[p + 1:]
-    return seq, sends
+        elif o[0] == "restore":
+            p, cid = o[1], o[2]
+            if first[p] is not None or cid != 0:
+                beyond = True
+                continue
+            # MessageLogging._rollback: the determinants it will force, (RSN, source, SSN)
+            rsns = {d[0] for d in s2.procs[p].vol.replay}
+            upto = max(rsns, default=0)
+            first = first[:p] + ((seq[p][:upto], frozenset(r - 1 for r in rsns)),) + first[p + 1:]
+            seq = seq[:p] + ((),) + seq[p + 1:]
+    return seq, sends, first, beyond
 
 
 def project(sysm, s, g):
-    """A failure-free state as the first run: who is in whose set, each
-    process's receptions by position (``orig``, ``has``), which of them are
-    event-logged (``MessageLogging._logged``), after which reception it sent to
-    whom (``osend``), the channels' send order (``fifo``); nothing rolled back."""
+    """A state as the first run and its replay: who is in whose set, each
+    process's first-run receptions by position (``orig``, ``has``), which of
+    them are on the event logger (``logged``: ``MessageLogging._logged`` before
+    a rollback, the determinants ``_rollback`` forces after it), after which
+    reception it sent to whom (``osend``), the channels' send order
+    (``fifo``); the sets that rolled back (``rolled``) and what their members
+    re-received, by position (``re``, ``done``, ``consumed``, ``used``)."""
     from rrcheck.checker.symbolic.project import Structure
-    if s.failures or any(not pr.alive or pr.vol is None for pr in s.procs):
+    seq, sends, first, beyond = g
+    if beyond:
         return None
-    seq, sends = g
     proto, ctx, n = sysm.protocol, sysm.ctx, sysm.n
+    rolled = {q for p in range(n) if first[p] is not None for q in proto.set_of(ctx, p)}
+    orig = {p: first[p][0] if first[p] is not None else seq[p] for p in range(n)}
+    logged = {p: first[p][1] if first[p] is not None else
+              {i for i, m in enumerate(seq[p]) if proto._logged(ctx, p, m[0])} for p in range(n)}
+    re = {p: seq[p] if first[p] is not None else () for p in range(n)}
+    ids = {m for m, _ in sends} | {m for x in seq for m in x} | {m for p in range(n) for m in orig[p]}
     P = {p: ("P", p) for p in range(n)}
-    M = {m: ("m",) + m for m, _ in sends}
-    I = {i: ("pos", i) for i in range(max([1] + [len(x) for x in seq]))}
+    M = {m: ("m",) + m for m in sorted(ids)}
+    I = {i: ("pos", i) for i in range(max([1] + [len(x) for x in seq] + [len(x) for x in orig.values()]
+                                          + [before for _, before in sends]))}
     rows = {"src": {((M[m],), P[m[0]]) for m in M}, "dst": {((M[m],), P[m[1]]) for m in M},
             "same": {((P[p], P[q]), True) for p in range(n) for q in proto.set_of(ctx, p)},
-            "rolled": set(), "le": {((I[i], I[j]), True) for i in I for j in I if i <= j},
-            "orig": {((P[p], I[i], M[m]), True) for p in range(n) for i, m in enumerate(seq[p])},
-            "has": {((P[p], I[i]), True) for p in range(n) for i in range(len(seq[p]))},
-            "logged": {((P[p], I[i]), True) for p in range(n) for i, m in enumerate(seq[p])
-                       if proto._logged(ctx, p, m[0])},
+            "rolled": {((P[p],), True) for p in rolled}, "le": {((I[i], I[j]), True) for i in I for j in I if i <= j},
+            "orig": {((P[p], I[i], M[m]), True) for p in range(n) for i, m in enumerate(orig[p])},
+            "has": {((P[p], I[i]), True) for p in range(n) for i in range(len(orig[p]))},
+            "logged": {((P[p], I[i]), True) for p in range(n) for i in logged[p]},
             "osend": {((P[m[0]], I[i], P[m[1]]), True) for m, before in sends for i in range(before)},
             "fifo": {((M[a], M[b]), True) for a in M for b in M if a[:2] == b[:2] and a[2] < b[2]},
-            "re": set(), "done": set(), "consumed": set(), "used": set()}
+            "re": {((P[p], I[i], M[m]), True) for p in range(n) for i, m in enumerate(re[p])},
+            "done": {((P[p], I[i]), True) for p in range(n) for i in range(len(re[p]))},
+            "consumed": {((P[p], I[i]), True) for p in range(n) for i in range(len(re[p])) if i in logged[p]},
+            "used": {((M[m],), True) for p in range(n) for m in re[p]}}
     return Structure({"proc": tuple(P.values()), "msg": tuple(M.values()), "pos": tuple(I.values())},
                      {k: frozenset(v) for k, v in rows.items()})

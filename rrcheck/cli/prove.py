@@ -1,11 +1,17 @@
 """``rrcheck prove``: the protocols' safety lemmas proved inductively with Z3
 for any number of processes and messages (rrcheck.checker.symbolic).
 
-    rrcheck prove [LEMMA ...] [--all] [--mutant M] [--refine] [--json] [--out DIR]
+    rrcheck prove [LEMMA ...] [--all] [--mutant M [--refine]] [--no-steps] [--json] [--out DIR]
 
-Exit status: 0 every lemma proved (and, with --refine, every step of the protocol an
-action of its relation), 1 a counterexample to induction or a step no action allows,
-2 a usage error.
+Each lemma is proved, then every step the explorer takes on its scenarios (a
+refinement check, checker/symbolic/refine.py) is held to the proved relation;
+with --mutant the mutated relation is proved instead, and with --mutant and
+--refine the relation as proved is held to the protocol carrying the mutant's
+knobs.
+
+Exit status: 0 every lemma proved and every step checked an action of its
+relation, 1 a counterexample to induction or a step no action allows, 2 a usage
+error.
 """
 from __future__ import annotations
 
@@ -28,8 +34,10 @@ def add_parser(sub) -> None:
     s.add_argument("--json", action="store_true", help="print the outcomes as JSON on stdout")
     s.add_argument("--out", default="rrcheck-out", help="directory where counterexamples to induction are saved")
     s.add_argument("--refine", action="store_true",
-                   help="also hold every step of the protocol (with --mutant's knobs, if given) on the lemma's "
-                        "failure-free scenarios to the proved relation, step by step")
+                   help="with --mutant: prove the relation as it is, and hold every step of the protocol "
+                        "carrying the mutant's knobs to it (without --mutant the steps are always held)")
+    s.add_argument("--no-steps", action="store_true",
+                   help="prove only: do not hold the protocol's steps on the lemma's scenarios to the relation")
     s.add_argument("--no-explore", action="store_true",
                    help="do not ask the explicit explorer whether a counterexample is reachable")
     s.set_defaults(func=cmd_prove)
@@ -50,7 +58,6 @@ def _out_dir(path: str) -> Path:
 
 def cmd_prove(args) -> int:
     from rrcheck.checker import symbolic
-    from rrcheck.checker.symbolic.refine import OPEN
     from rrcheck.checker.symbolic.render import cti_table, outcome_line
     names = list(args.lemmas)
     for n in names:
@@ -71,12 +78,13 @@ def cmd_prove(args) -> int:
     t0 = time.process_time()
     outcomes, files = [], []
     refined: dict = {}
+    steps = (args.refine or not args.mutant) and not args.no_steps
     for n in names:
         # with --refine, the mutant's knobs go to the Python protocol only, held to the proved relation
         o = symbolic.prove(n, None if args.refine else args.mutant, explore=not args.no_explore)
         outcomes.append(o)
-        if args.refine:
-            refined[n] = _refine(n, args.mutant)
+        if steps:
+            refined[n] = _refine(n, args.mutant if args.refine else None)
         if o.cti is not None:
             from rrcheck.files import write_text
             f = out_dir / f"cti-{n}{'-' + args.mutant.replace('/', '-') if args.mutant else ''}.json"
@@ -89,15 +97,18 @@ def cmd_prove(args) -> int:
                 print(f"  saved: {files[-1]}")
             for r in refined.get(n, ()):
                 print(r.line())
-            if n in refined and n in OPEN and not args.mutant:
-                print(f"  (open: {OPEN[n]})")
     ok = all(o.proved for o in outcomes) and all(r.refines and not r.vacuous for rs in refined.values() for r in rs)
     if args.json:
-        lemmas = [o.as_dict() | ({"steps": [r.as_dict() for r in refined[o.lemma]]} if o.lemma in refined else {})
-                  for o in outcomes]
+        lemmas = [o.as_dict() | (_steps(refined[o.lemma]) if o.lemma in refined else {}) for o in outcomes]
         print(json.dumps({"proved": ok, "cpu_seconds": round(time.process_time() - t0, 3),
                           "lemmas": lemmas, "files": files}, indent=1))
     return 0 if ok else 1
+
+
+def _steps(rs: list) -> dict:
+    """The step check's totals over a lemma's scenarios, and each scenario's report."""
+    return {"transitions_checked": sum(r.steps for r in rs), "recovery_transitions": sum(r.recovery for r in rs),
+            "unmatched": sum(not r.refines for r in rs), "steps": [r.as_dict() for r in rs]}
 
 
 def _refine(name: str, mutant: str | None) -> list:
