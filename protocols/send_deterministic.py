@@ -736,6 +736,11 @@ class SendDeterministic(Protocol):
         known = stab.known[ctx.group_of[k]]
         return self.resend_lost and epoch < known and stab.since[k][0] < known
 
+    @staticmethod
+    def _releasable(phase: int, low: int | None) -> bool:
+        """Fig. 6 line 20: a logged message of this phase goes once no lower phase waits for an orphan."""
+        return low is None or phase <= low
+
     def _notification_phases(self, ctx: Context, p: int, vol: Vol, stab: Stab, rp: RestartProcess) -> Step:
         """Fig. 6 lines 19–24."""
         if self.concurrent_restarts:  # reading 14: NbOrphPhase[phase] > 0
@@ -749,7 +754,7 @@ class SendDeterministic(Protocol):
             waiting, undecided = [ph for ph, c in rp.NbOrphPhase if c > 0], frozenset()
         low = min(waiting) if waiting else None
         go = tuple(x for x in sorted(rp.Enregistres, key=lambda x: x[:4])
-                   if (low is None or x[0] <= low) and x not in undecided)
+                   if self._releasable(x[0], low) and x not in undecided)
         out = [Send(Packet(p, dst, "replay", (rp.epoch, date, phase, sender, *mine), m))
                for phase, dst, date, sender, m, *mine in go]
         held = len(rp.Enregistres) - len(go)

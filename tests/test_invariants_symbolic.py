@@ -118,7 +118,7 @@ def test_invariants_symbolic_proofs_need_their_guards():
     action."""
     cases = [(symbolic.build("theorem1"), "token", lambda s: "arrived" in s and "bt" in s),
              (symbolic.build("chandy-lamport"), "marker", lambda s: "arrived" in s and "bm" in s),
-             (symbolic.build("phases"), "release", lambda s: "pending" in s and "le(" in s)]
+             (symbolic.build("phases"), "release", lambda s: "old" in s and "le(" in s)]
     for lemma, action, pick in cases:
         o = core.check(_without(lemma, action, pick))
         assert not o.proved, lemma.name

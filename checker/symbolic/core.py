@@ -19,6 +19,7 @@ mypyvy does, so the table shown is small.
 from __future__ import annotations
 
 import itertools
+import time
 from dataclasses import dataclass, field
 from typing import Callable
 
@@ -62,6 +63,7 @@ class Vocab:
     """One copy of the symbols: ``v.sent(m)`` is the Z3 application."""
 
     def __init__(self, sorts: Sorts, symbols: tuple[Symbol, ...], suffix: str):
+        self.suffix = suffix
         self._f = {}
         for sym in symbols:
             if sym.args:
@@ -226,19 +228,25 @@ def _query(lemma: Lemma, rigid: Vocab, action: Action | None, j: int):
     return fs, pre, post, args
 
 
-def solved(sv: z3.Solver) -> z3.CheckSatResult:
-    """``solved(sv)``; Ctrl-C during it, which Z3 takes as a cancel and answers
+TIMEOUT_MS = 20_000  # per query
+
+
+def solved(sv: z3.Solver, timeout_ms: int = TIMEOUT_MS) -> z3.CheckSatResult:
+    """``sv.check()``; Ctrl-C during it, which Z3 takes as a cancel and answers
     unknown, raised again as KeyboardInterrupt (one line at the command, not a
-    verdict)."""
+    verdict). Z3 may call its own timeout a cancel too: one that came only
+    when the query's time was up stays unknown."""
+    t0 = time.monotonic()
     r = sv.check()
-    if r == z3.unknown and sv.reason_unknown() in ("canceled", "interrupted from keyboard"):
+    if (r == z3.unknown and sv.reason_unknown() in ("canceled", "interrupted from keyboard")
+            and time.monotonic() - t0 < 0.9 * timeout_ms / 1000):
         raise KeyboardInterrupt
     return r
 
 
 def _solver(fs) -> z3.Solver:
     sv = z3.Solver()
-    sv.set("timeout", 20_000)
+    sv.set("timeout", TIMEOUT_MS)
     sv.add(*fs)
     return sv
 
@@ -416,7 +424,7 @@ def _bmc(lemma: Lemma, sizes: dict, max_depth: int) -> dict | None:
     bound, elems = _bound(s, sizes)
     states = [lemma.vocab("@0")]
     sv = z3.Solver()
-    sv.set("timeout", 20_000)
+    sv.set("timeout", TIMEOUT_MS)
     sv.add(*lemma.axioms(rigid), *bound, *lemma.init(rigid, states[0]))
     by_name = dict(lemma.conjuncts)
     safety = [by_name[n] for n in lemma.safety]

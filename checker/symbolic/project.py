@@ -275,7 +275,8 @@ class ClosedWorld:
         import z3
         S = self.sorts = lemma.sorts
         self.universe = {s: tuple(es) or (("unused", s),) for s, es in universe.items()}
-        self.el = {s: {e: z3.Const(f"{s}!{i}", S[s]) for i, e in enumerate(es)} for s, es in self.universe.items()}
+        # named by the element, so that a table built for one query is the same formula in the next
+        self.el = {s: {e: z3.Const(f"{s}!{e}", S[s]) for e in es} for s, es in self.universe.items()}
         self.facts = []
         for m in self.el.values():
             sort = next(iter(m.values())).sort()
@@ -292,10 +293,24 @@ class ClosedWorld:
             return self.el[sym.range][v]
         return self.sorts.enum_values[sym.range][v]
 
+    _tables: dict = {}
+
     def table(self, vocab, sym, rows) -> list:
-        """The formulas that fix ``sym`` of ``vocab`` to ``rows``."""
+        """The formulas that fix ``sym`` of ``vocab`` to ``rows`` (memoised: a
+        step check reads each projected state as the pre-state of one query and
+        the post-state of another)."""
+        f = getattr(vocab, sym.name)
+        key = (str(f), sym, rows, tuple(self.universe[a] for a in sym.args))
+        hit = self._tables.get(key)
+        if hit is None:
+            if len(self._tables) > 100_000:
+                self._tables.clear()
+            hit = self._tables[key] = self._table(f, sym, rows)
+        return hit
+
+    def _table(self, f, sym, rows) -> list:
         import z3
-        f, got, out = getattr(vocab, sym.name), dict(rows), []
+        got, out = dict(rows), []
         if not sym.args:
             return [f == self.value(sym, got.get((), False))]
         for args in itertools.product(*[self.universe[a] for a in sym.args]):

@@ -26,20 +26,20 @@ from dataclasses import dataclass, field
 import z3
 
 from rrcheck.checker.model.scenarios import Scenario, make_system
-from rrcheck.checker.symbolic.core import Lemma, Vocab, frame, solved
+from rrcheck.checker.symbolic.core import TIMEOUT_MS, Lemma, Vocab, frame, solved
 from rrcheck.checker.symbolic.project import ClosedWorld, Structure, transitions
 from rrcheck.checker.symbolic.reach import trace_to
 
 
-# Per lemma, the scenarios (and protocols) whose steps are held to its relation. Most
-# projections read failure-free states (a crash is outside theorem1's and chandy-lamport's
-# vocabulary; phases' restarts are not projected yet); pessimism's read the failure, of a
-# process or a node, and the survivors' steps after it, up to the first restart; replay's
-# read the rollback and the re-execution that re-receives in the logged order.
+# Per lemma, the scenarios (and protocols) whose steps are held to its relation. Four
+# projections read failure-free states (a crash is outside the vocabulary of theorem1,
+# chandy-lamport, log-end and hmpl); pessimism's read the failure, of a process or a node,
+# and the survivors' steps after it, up to the first restart; replay's the rollback and the
+# re-execution that re-receives in the logged order; phases' the whole restart of a group.
 STEPS: dict[str, tuple[tuple[str, Scenario], ...]] = {
     "theorem1": (("correlated-set", Scenario("pingpong", 2, 1, failures=0)),),
     "replay": (("correlated-set", Scenario("any_source_race", 3, 2, checkpoints=0, crash_kinds=("process",))),),
-    "phases": (("send-deterministic", Scenario("sd_phases", checkpoints=0, failures=0)),),
+    "phases": (("send-deterministic", Scenario("sd_phases", checkpoints=0, crash_kinds=("process",))),),
     "pessimism": (("rbml", Scenario("pingpong", 2, 2, checkpoints=0, crash_kinds=("process",))),
                   ("sbml", Scenario("pingpong", 2, 2, checkpoints=0, crash_kinds=("process",))),
                   ("rbml", Scenario("node_handoff", at_sites=True, crash_kinds=("node",)))),
@@ -117,7 +117,12 @@ def match(lemma: Lemma, pre: Structure, post: Structure) -> str | None:
     S = lemma.sorts
     world = ClosedWorld(lemma, {s: tuple(dict.fromkeys(pre.universe.get(s, ()) + post.universe.get(s, ())))
                                 for s in set(pre.universe) | set(post.universe)})
-    rigid, before, after = Vocab(S, lemma.rigid, ""), lemma.vocab(""), lemma.vocab("'")
+    # the vocabularies and the actions' formulas do not depend on the step: built once per lemma
+    memo = lemma.__dict__.setdefault("_match_formulas", {})
+    if not memo:
+        memo["vocabs"] = Vocab(S, lemma.rigid, ""), lemma.vocab(""), lemma.vocab("'")
+        memo["axioms"] = list(lemma.axioms(memo["vocabs"][0]))
+    rigid, before, after = memo["vocabs"]
     facts = list(world.facts)
     for sym in lemma.rigid:
         rows = pre.rows[sym.name] | post.rows[sym.name]
@@ -127,12 +132,15 @@ def match(lemma: Lemma, pre: Structure, post: Structure) -> str | None:
     for sym in lemma.state:
         facts += world.table(before, sym, pre.rows[sym.name]) + world.table(after, sym, post.rows[sym.name])
     sv = z3.Solver()
-    sv.set("timeout", 20_000)
-    sv.add(*facts, *lemma.axioms(rigid))
+    sv.set("timeout", TIMEOUT_MS)
+    sv.add(*facts, *memo["axioms"])
 
     def step(a, pre_v, post_v, tag):
-        args = [z3.Const(f"{a.name}.{pn}{tag}", S[ps]) for pn, ps in a.params]
-        return [*a.formula(rigid, pre_v, post_v, *args), *frame(lemma, pre_v, post_v, a.modifies)]
+        key = (a.name, pre_v.suffix, post_v.suffix, tag)
+        if key not in memo:
+            args = [z3.Const(f"{a.name}.{pn}{tag}", S[ps]) for pn, ps in a.params]
+            memo[key] = [*a.formula(rigid, pre_v, post_v, *args), *frame(lemma, pre_v, post_v, a.modifies)]
+        return memo[key]
 
     changed = {sym.name for sym in lemma.state if pre.rows[sym.name] != post.rows[sym.name]}
     for a in lemma.actions:
@@ -146,7 +154,7 @@ def match(lemma: Lemma, pre: Structure, post: Structure) -> str | None:
     # one Python handler may do two or three of the lemma's steps at once (a token that
     # completes the barrier): states of the lemma between them, over the same elements
     for k in (2, 3):
-        mids = [lemma.vocab("~" * i) for i in range(1, k)]
+        mids = memo.setdefault(("mids", k), [lemma.vocab("~" * i) for i in range(1, k)])
         for acts in itertools.product(lemma.actions, repeat=k):
             if not changed <= {x for a in acts for x in a.modifies}:
                 continue
