@@ -37,15 +37,19 @@ from rrcheck.checker.symbolic.reach import trace_to
 # and the survivors' steps after it, up to the first restart; replay's the rollback and the
 # re-execution that re-receives in the logged order; phases' the whole restart of a group.
 STEPS: dict[str, tuple[tuple[str, Scenario], ...]] = {
-    "theorem1": (("correlated-set", Scenario("pingpong", 2, 1, failures=0)),),
+    "theorem1": (("correlated-set", Scenario("pingpong", 2, 1, failures=0)),
+                 ("correlated-set", Scenario("pairs", failures=0))),
     "replay": (("correlated-set", Scenario("any_source_race", 3, 2, checkpoints=0, crash_kinds=("process",))),),
     "phases": (("send-deterministic", Scenario("sd_phases", checkpoints=0, crash_kinds=("process",))),),
     "pessimism": (("rbml", Scenario("pingpong", 2, 2, checkpoints=0, crash_kinds=("process",))),
                   ("sbml", Scenario("pingpong", 2, 2, checkpoints=0, crash_kinds=("process",))),
                   ("rbml", Scenario("node_handoff", at_sites=True, crash_kinds=("node",)))),
-    "hmpl": (("hmpl", Scenario("ring", 2, 2, checkpoints=0, failures=0)),),
-    "log-end": (("app-level", Scenario("c3_collectives", at_sites=True, crash_kinds=("process",), failures=0)),),
-    "chandy-lamport": (("chandy-lamport", Scenario("ring", 2, 2, failures=0)),),
+    "hmpl": (("hmpl", Scenario("ring", 2, 2, checkpoints=0, failures=0)),
+             ("hmpl", Scenario("pingpong", 2, 2, checkpoints=0, failures=0))),
+    "log-end": (("app-level", Scenario("c3_collectives", at_sites=True, crash_kinds=("process",), failures=0)),
+                ("app-level", Scenario("c3_epochs", at_sites=True, failures=0))),
+    "chandy-lamport": (("chandy-lamport", Scenario("ring", 2, 2, failures=0)),
+                       ("chandy-lamport", Scenario("pingpong", 2, 2, failures=0))),
 }
 
 
