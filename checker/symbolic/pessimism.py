@@ -166,7 +166,8 @@ def twin(judge, before, action, s, obs):
 # --- the projection of a model state (checker/symbolic/project.py) ------------------
 # It reads the run up to the failure and the survivors' steps after it, up to the
 # first restart (the lemma models no restart: a crashed receiver's unconfirmed
-# receptions die with it). What a crashed receiver had confirmed is a path ghost.
+# receptions die with it). What a crashed receiver had confirmed, and which
+# receptions each send followed (ANY_SOURCE included), are a path ghost.
 
 OPEN = ("msg",)
 # the reachable projections checked against the invariant (tests): a crash under node crashes
@@ -193,26 +194,35 @@ def _confirmed(sysm, s) -> frozenset:
 
 
 def ghost_init(sysm):
-    """What the crashed receivers had confirmed."""
-    return frozenset()
+    """(what the crashed receivers had confirmed; each process's receptions so
+    far; ``dep``: each send with the receptions before it)."""
+    return frozenset(), ((),) * sysm.n, frozenset()
 
 
 def ghost_step(sysm, g, s, a, s2, obs):
+    confirmed, got, dep = g
+    for o in obs:
+        if o[0] == "sent":
+            _, p, q, k, _ = o
+            dep = dep | {(x, (p, q, k)) for x in got[p]}
+        elif o[0] == "delivered":
+            _, p, src, k = o[:4]
+            got = got[:p] + (got[p] + ((src, p, k),),) + got[p + 1:]
     dead = {q for q, pr in enumerate(s2.procs) if not pr.alive}
-    return frozenset(m for m in _confirmed(sysm, s) | g if m[1] in dead)
+    return frozenset(m for m in _confirmed(sysm, s) | confirmed if m[1] in dead), got, dep
 
 
 def project(sysm, s, g):
     """Each message (src, dst, k) sent, delivered (t2) and confirmed (no longer in
-    the receiver TB: logged); ``dep`` from the program, whose receptions before a
-    send are the ones delivered before it (workloads without ANY_SOURCE); where
-    each determinant is kept (``holder_of``); the failure's victims. None once a
-    victim restarts."""
+    the receiver TB: logged); ``dep``: the receptions its sender had delivered
+    before it; where each determinant is kept (``holder_of``); the failure's
+    victims. None once a victim restarts."""
     from rrcheck.checker.symbolic.project import Structure
-    n, progs, ctx, proto = sysm.n, sysm.workload.programs, sysm.ctx, sysm.protocol
+    n, ctx, proto = sysm.n, sysm.ctx, sysm.protocol
     if any(pr.alive for p, pr in enumerate(s.procs) if p in s.failed):
         return None
-    conf = _confirmed(sysm, s) | g
+    confirmed, _, dep = g
+    conf = _confirmed(sysm, s) | confirmed
     P = {p: ("P", p) for p in range(n)}
     N = {x: ("N", x) for x in sorted(set(ctx.node_of))}
     rows: dict = {"sent": set(), "arrived": set(), "conf": set(), "dep": set(),
@@ -238,19 +248,7 @@ def project(sysm, s, g):
                     rows["arrived"].add(((m,), True))
                     if (p, q, k) in conf:
                         rows["conf"].add(((m,), True))
-    for p, prog in enumerate(progs):  # dep: receptions before each send made, in program order
-        seen, sends, before = {}, {}, []
-        for op in prog:
-            if op[0] == "recv":
-                k = seen.get(op[1], 0)
-                seen[op[1]] = k + 1
-                before.append(("m", op[1], p, k))
-            elif op[0] == "send":
-                k = sends.get(op[1], 0)
-                sends[op[1]] = k + 1
-                b = ("m", p, op[1], k)
-                if b in msgs:
-                    rows["dep"] |= {((a, b), True) for a in before}
+    rows["dep"] = {((("m",) + a, ("m",) + b), True) for a, b in dep}
     return Structure({"proc": tuple(P.values()), "msg": tuple(msgs), "node": tuple(N.values())},
                      {k: frozenset(v) for k, v in rows.items()})
 
