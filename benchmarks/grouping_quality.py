@@ -8,7 +8,10 @@ graph, vertex weight = processes per node; red bars in the paper) and process-ba
 show METIS with seed 1; --seeds reruns METIS with other seeds, and the edge-cut criterion is
 judged on the median over them (a verdict that flips with METIS's seed is no verdict).
 CGPOP runs on Earth's real land mask (Figs. 8 and 10), and as two controls on the same grid:
-the invented elliptic continents and no land at all. A picture of the land mask with the
+the invented elliptic continents and no land at all. Then CGPOP with the assumptions the paper
+leaves open changed one at a time (block distribution, node placement, halo volume) and
+together as the paper describes its run (CGPOP's own space-filling-curve distribution, a
+graph-based node allocation); the SCOTCH rows run only where SCOTCH's gmap is installed. A picture of the land mask with the
 groups RPCS forms on it goes to benchmarks/results/cgpop_land_mask_groups.png.
 
     python benchmarks/grouping_quality.py          # writes benchmarks/results/grouping_quality.*
@@ -47,6 +50,8 @@ NODE_METIS = [m for m in METIS if "(node)" in m]
 def run_pattern(graph, k, seeds):
     out = {}
     for label, method, level in VARIANTS:
+        if method == "rcb" and level == "process" and graph.coords is None:
+            continue                      # CGPOP's curve distribution: idle processes have no place
         t0 = time.perf_counter()
         g = make_grouping(graph, method, k, level=level, seed=1)
         dt = time.perf_counter() - t0
@@ -89,6 +94,95 @@ def criteria_for(res, sweep):
             "met_against_node_based": all(v["rpcs_no_worse"] for m, v in nfc.items() if "node" in m),
             "met": all(v["rpcs_no_worse"] for v in nfc.values())},
     }
+
+
+# Issue 40, item 6: the assumptions the paper leaves open, changed one at a time from today's
+# CGPOP (distribution, node placement, halo volume), then together as the paper describes
+# CGPOP: its own distribution (Stone, Dennis and Strout, The CGPOP Miniapp 1.0, §5.1) and a
+# graph-based node allocation (Jitsumoto et al. §V.C: "used SCOTCH for node allocation").
+ASSUMPTIONS = [
+    ("today", {}),
+    ("distribution: CGPOP's curve", {"distribution": "curve"}),
+    ("placement: graph bisection", {"placement": "graph"}),
+    ("halo: full edges (POP 2-D)", {"halo_volume": "full"}),
+    ("closest to the paper: curve + graph bisection", {"distribution": "curve", "placement": "graph"}),
+    ("closest to the paper, full edges", {"distribution": "curve", "placement": "graph", "halo_volume": "full"}),
+    ("placement: SCOTCH", {"placement": "scotch"}),
+    ("closest to the paper with SCOTCH itself", {"distribution": "curve", "placement": "scotch"}),
+]
+CLOSEST = "closest to the paper: curve + graph bisection"
+
+
+def ratios(rpcs_cut, metis_cuts, labels):
+    """RPCS's edge-cut over the best of ``labels`` for each METIS seed."""
+    return [rpcs_cut / min(metis_cuts[m][i] for m in labels) for i in range(len(next(iter(metis_cuts.values()))))]
+
+
+def summary(rpcs_cut, metis_cuts):
+    per = ratios(rpcs_cut, metis_cuts, METIS)
+    node = ratios(rpcs_cut, metis_cuts, NODE_METIS)
+    return {"rpcs_edge_cut": rpcs_cut,
+            "metis_edge_cut_median": {m: statistics.median(c) for m, c in metis_cuts.items()},
+            "rpcs_over_best_metis": {"per_metis_seed": per, "median": statistics.median(per),
+                                     "min": min(per), "max": max(per)},
+            "rpcs_over_best_node_metis": {"per_metis_seed": node, "median": statistics.median(node),
+                                          "min": min(node), "max": max(node)},
+            "rpcs_over_each_metis_median": {m: rpcs_cut / statistics.median(c) for m, c in metis_cuts.items()}}
+
+
+def cut_of(graph, method, k, level, seed=1):
+    return evaluate(graph, make_grouping(graph, method, k, level=level, seed=seed))
+
+
+def assumption_sweep(k, seeds):
+    """Each assumption of ASSUMPTIONS: RPCS against METIS (seeds ``seeds``); for the graph
+    placement also over placement seeds, since that placement is itself a METIS run."""
+    import shutil
+    import subprocess
+    out = {}
+    for label, opts in ASSUMPTIONS:
+        if opts.get("placement") == "scotch" and not (shutil.which("scotch_gmap") or shutil.which("gmap")):
+            out[label] = {"options": opts, "not_run": "SCOTCH's gmap is not installed (apt-get install scotch)"}
+            print(f"  {label}: not run, SCOTCH's gmap is not installed")
+            continue
+        t0 = time.perf_counter()
+        graph = cgpop(**opts)
+        metis = {m: [cut_of(graph, meth, k, lev, s)["edge_cut"] for s in seeds]
+                 for m, meth, lev in VARIANTS if "metis" in meth}
+        rp = cut_of(graph, "rpcs", k, "node")
+        entry = {"options": opts, "pattern": graph.name, "silent_processes": int(np.sum(np.diff(graph.indptr) == 0)),
+                 "total_volume_D": graph.total_volume, "rpcs_node_fault_cost": rp["node_fault_cost"],
+                 **summary(rp["edge_cut"], metis)}
+        if opts.get("placement") == "scotch":
+            gmap = shutil.which("scotch_gmap") or shutil.which("gmap")
+            version = subprocess.run([gmap, "-V"], capture_output=True, text=True)
+            entry["program"] = (version.stdout + version.stderr).splitlines()[0]
+        if opts.get("placement") == "graph":
+            per_placement = []
+            for ps in seeds:
+                g2 = cgpop(**opts, placement_seed=ps)
+                m2 = {m: (metis[m] if lev == "process" else
+                          [cut_of(g2, meth, k, lev, s)["edge_cut"] for s in seeds])
+                      for m, meth, lev in VARIANTS if "metis" in meth}
+                sm = summary(cut_of(g2, "rpcs", k, "node")["edge_cut"], m2)
+                per_placement.append({"placement_seed": ps, "rpcs_edge_cut": sm["rpcs_edge_cut"],
+                                      "rpcs_over_best_metis_median": sm["rpcs_over_best_metis"]["median"],
+                                      "rpcs_over_best_node_metis_median": sm["rpcs_over_best_node_metis"]["median"]})
+            entry["placement_seed_sweep"] = per_placement
+            meds = [p["rpcs_over_best_metis_median"] for p in per_placement]
+            entry["rpcs_over_best_metis_over_placement_seeds"] = {"min": min(meds), "median": statistics.median(meds),
+                                                                  "max": max(meds)}
+        entry["seconds"] = time.perf_counter() - t0
+        out[label] = entry
+        b, nb = entry["rpcs_over_best_metis"], entry["rpcs_over_best_node_metis"]
+        extra = ""
+        if "rpcs_over_best_metis_over_placement_seeds" in entry:
+            q = entry["rpcs_over_best_metis_over_placement_seeds"]
+            extra = f"; over placement seeds {q['min']:.3f}-{q['max']:.3f}"
+        print(f"  {label:<48} RPCS {rp['edge_cut']:>9.0f}  / best METIS {b['median']:.3f} "
+              f"({b['min']:.3f}-{b['max']:.3f})  / node METIS {nb['median']:.3f} "
+              f"({nb['min']:.3f}-{nb['max']:.3f}){extra}")
+    return out
 
 
 def bar_edge_cut(name, res, fig_no):
@@ -155,14 +249,17 @@ def main(argv=None):
     patterns = {}
     for name, build, figs in (("GEOFEM", geofem, (7, 9)), ("CGPOP", cgpop, (8, 10)),
                               ("CGPOP invented-continents control", lambda: cgpop(land="ellipses"), None),
-                              ("CGPOP all-ocean control", lambda: cgpop(land="none"), None)):
+                              ("CGPOP all-ocean control", lambda: cgpop(land="none"), None),
+                              (f"CGPOP, {CLOSEST}", lambda: cgpop(**dict(ASSUMPTIONS)[CLOSEST]), None)):
         graph = build()
         res, sweep = run_pattern(graph, args.groups, seeds)
         crit = criteria_for(res, sweep)
         silent = int(np.sum(np.diff(graph.indptr) == 0))
         patterns[name] = {"processes": graph.n, "nodes": graph.n_nodes, "total_volume_D": graph.total_volume,
                           "silent_processes": silent,
-                          "figures": f"Jitsumoto et al. Figs. {figs[0]} and {figs[1]}" if figs else "control, no figure",
+                          "figures": f"Jitsumoto et al. Figs. {figs[0]} and {figs[1]}" if figs else
+                          "control, no figure" if "control" in name else "variant of Fig. 8's CGPOP, no figure",
+                          "pattern": graph.name,
                           "results": res, "metis_seed_sweep": sweep, "criteria": crit}
         if figs:
             bar_edge_cut(name, res, figs[0])
@@ -187,10 +284,12 @@ def main(argv=None):
         print(f"  {'MET' if c['met'] else 'NOT MET'}: RPCS node fault cost {c['rpcs']:.5f} <= METIS: "
               + ", ".join(f"{m} {v['metis']:.5f}{'' if v['rpcs_no_worse'] else ' (better than RPCS)'}"
                           for m, v in c["per_variant"].items()))
+    print("\nCGPOP, one assumption at a time (RPCS edge-cut over the best METIS, median and range over METIS seeds):")
+    sweep = assumption_sweep(args.groups, seeds)
     total = time.perf_counter() - t_start
     path = write_result("grouping_quality", {"groups": args.groups, "alpha": 0.23, "beta": 0.124,
                                              "metis_seeds": seeds, "patterns": patterns,
-                                             "benchmark_seconds": total})
+                                             "cgpop_assumptions": sweep, "benchmark_seconds": total})
     print(f"\nwrote {path} in {total:.1f} s")
     return 0
 

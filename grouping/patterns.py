@@ -5,7 +5,9 @@
   with ``/PPN`` a process, PPN of them to a node.
 - ``cgpop``: CGPOP-like 2-D 5-point halo pattern, 150 × 150 processes on 36 × 40 nodes,
   over Earth's real coastline: blocks of land do not communicate (Jitsumoto et al.,
-  §V.B–C, Figs. 8 and 10); ``cgpop:ellipses`` and ``cgpop:none`` are controls.
+  §V.B–C, Figs. 8 and 10); ``cgpop:ellipses`` and ``cgpop:none`` are controls. Options
+  change one assumption each: CGPOP's own block distribution along a space-filling curve,
+  a graph-based (SCOTCH-like) node allocation, POP's full-edge halo volumes.
 - ``geofem``: GEOFEM-like 3-D FEM pattern, 28³ processes on 12 × 12 × 10 nodes
   (Jitsumoto et al., §V.B–C, Figs. 7 and 9).
 NAS-like patterns (Guermouche and Ropars, §4, Table 1) live in ``rrcheck.grouping.nas``. ``PATTERNS`` and
@@ -21,7 +23,7 @@ import numpy as np
 
 from rrcheck.errors import UsageError
 from rrcheck.grouping.graph import MAX_PROCESSES, CommGraph
-from rrcheck.grouping.placement import dual_bisection, grid_cells
+from rrcheck.grouping.placement import dual_bisection, graph_bisection, grid_cells, scotch_mapping
 
 
 def _neighbour_edges(shape, offsets, volumes, mask=None, periodic=False):
@@ -132,21 +134,59 @@ def _block_ocean(ocean: np.ndarray, px: int, py: int):
     return points, ew, ns
 
 
-def cgpop(px=150, py=150, nodes=(36, 40), halo=2, block=(24, 16), land="coastline") -> CommGraph:
-    """CGPOP-like 2-D 5-point halo exchange on a px × py process grid.
+CGPOP_OPTIONS = {"distribution": ("grid", "curve"), "placement": ("geometric", "graph", "scotch"),
+                 "halo": ("ocean", "full")}
 
-    Each process owns a ``block`` of POP's 3600 × 2400-point 0.1° grid (24 × 16 points
-    for 150 × 150 processes) and exchanges ``halo`` rows of 8-byte values with its four
-    neighbours, in proportion to the ocean points on the shared border (at most
-    2·16·8 = 256 bytes east–west, 2·24·8 = 384 bytes north–south per iteration).
-    Blocks without an ocean point are silent: "processes allocated domain of land do not
+
+def _block_halo(ocean, px, py, bx, by, halo, mode):
+    """Halo volume per iteration, one way, between neighbouring blocks: (a, b, bytes) with
+    block id = x·py + y. ``ocean``: 8-byte values for each pair of facing ocean points, as
+    the model had (CGPOP's 1-D variants send ocean points only); ``full``: whole edges
+    with their ghost corners, land points included, between any two blocks that hold ocean
+    (POP 2.0's 2-D halo update, CGPOP's 2-D variants: nghost × (side + 2·nghost) values)."""
+    points, ew_pts, ns_pts = _block_ocean(ocean, px, py)
+    ids = np.arange(px * py).reshape(px, py)
+    if mode == "ocean":
+        ew, ns = halo * 8.0 * ew_pts, halo * 8.0 * ns_pts
+    else:
+        wet = points > 0
+        ew = (wet & np.roll(wet, -1, axis=0)) * halo * 8.0 * (by + 2 * halo)
+        ns = (wet[:, :-1] & wet[:, 1:]) * halo * 8.0 * (bx + 2 * halo)
+    a = np.concatenate([ids.ravel(), ids[:, :-1].ravel()])
+    b = np.concatenate([np.roll(ids, -1, axis=0).ravel(), ids[:, 1:].ravel()])
+    v = np.concatenate([ew.ravel(), ns.ravel()])
+    keep = v > 0
+    return points, a[keep], b[keep], v[keep]
+
+
+def cgpop(px=150, py=150, nodes=(36, 40), halo=2, block=(24, 16), land="coastline",
+          distribution="grid", placement="geometric", halo_volume="ocean", placement_seed=1) -> CommGraph:
+    """CGPOP-like 2-D halo exchange of px × py blocks on px·py processes.
+
+    Each block covers ``block`` points of POP's 3600 × 2400-point 0.1° grid (24 × 16 points
+    for 150 × 150 blocks) and exchanges ``halo`` rows of 8-byte values with its four
+    neighbours: by default in proportion to the ocean points on the shared border (at most
+    2·16·8 = 256 bytes east–west, 2·24·8 = 384 bytes north–south per iteration). Blocks
+    without an ocean point are silent: "processes allocated domain of land do not
     communicate" (Jitsumoto et al., §V.C). East–west periodic, as POP is.
 
     ``land``: ``"coastline"`` — Earth's real land mask (``rrcheck.grouping.coastline``);
     ``"ellipses"`` — the invented control mask (whole blocks land or ocean);
-    ``"none"`` — the all-ocean control. Processes are placed on the 36 × 40 node grid by
-    ``dual_bisection`` (SCOTCH-like). Rank = x·py + y.
+    ``"none"`` — the all-ocean control.
+    Three assumptions the paper leaves open, each with today's choice first:
+    ``distribution``: ``"grid"`` — process x·py + y owns block (x, y), land blocks included
+    (a silent process each); ``"curve"`` — CGPOP's own: the blocks holding ocean, in
+    space-filling-curve order, are cut into one run per process and land blocks are
+    dropped (``rrcheck.grouping.spacecurve``), so the last processes hold no block.
+    ``placement`` on the 36 × 40 node grid: ``"geometric"`` — ``dual_bisection`` of the
+    processes' block positions (with ``curve``, of the processes holding blocks, the idle
+    ones filling the free slots); ``"graph"`` — ``graph_bisection`` of the communication
+    graph (seeded by ``placement_seed``); ``"scotch"`` — SCOTCH's ``gmap``, if installed.
+    ``halo_volume``: ``"ocean"`` or ``"full"`` (``_block_halo``).
     """
+    for key, value in (("distribution", distribution), ("placement", placement), ("halo", halo_volume)):
+        if value not in CGPOP_OPTIONS[key]:
+            raise UsageError(f"cgpop {key} {value!r}: choose {' or '.join(CGPOP_OPTIONS[key])}")
     bx, by = block
     if land == "coastline":
         from rrcheck.grouping.coastline import ocean_points
@@ -157,20 +197,55 @@ def cgpop(px=150, py=150, nodes=(36, 40), halo=2, block=(24, 16), land="coastlin
         ocean = np.ones((px * bx, py * by), dtype=bool)
     else:
         raise UsageError(f"cgpop land {land!r}: choose coastline, ellipses or none")
-    _, ew_pts, ns_pts = _block_ocean(ocean, px, py)
-    ids = np.arange(px * py).reshape(px, py)
-    pairs = [(ids, np.roll(ids, -1, axis=0), ew_pts), (ids[:, :-1], ids[:, 1:], ns_pts)]
-    src, dst, vol = [], [], []
-    for a, b, pts in pairs:
-        keep = pts > 0
-        v = halo * 8.0 * pts[keep]
-        src += [a[keep], b[keep]]
-        dst += [b[keep], a[keep]]
-        vol += [v, v]
+    points, a, b, v = _block_halo(ocean, px, py, bx, by, halo, halo_volume)
+    n = px * py
     cells = grid_cells((px, py))
-    return CommGraph.from_arrays(px * py, np.concatenate(src), np.concatenate(dst), np.concatenate(vol),
-                                 coords=cells, node_of=dual_bisection(cells, nodes),
-                                 node_coords=grid_cells(nodes), name=f"cgpop:{land}")
+    if distribution == "grid":
+        owner, coords = np.arange(n), cells
+    else:
+        from rrcheck.grouping.spacecurve import curve_distribution, generalized_hilbert
+        curve = generalized_hilbert(px, py)
+        owner = curve_distribution(curve[:, 0] * py + curve[:, 1], points.ravel() > 0, n)
+        held = owner >= 0
+        counts = np.bincount(owner[held], minlength=n)
+        centre = np.stack([np.bincount(owner[held], weights=cells[held, k], minlength=n) for k in (0, 1)], axis=1)
+        coords = centre / np.maximum(counts, 1)[:, None] if counts.min() > 0 else None   # idle processes: no place
+    src, dst, vol = np.concatenate([owner[a], owner[b]]), np.concatenate([owner[b], owner[a]]), np.concatenate([v, v])
+    graph = CommGraph.from_arrays(n, src, dst, vol)
+    if placement == "geometric":
+        if distribution == "grid":
+            node_of = dual_bisection(cells, nodes)
+        else:
+            node_of = _fill_idle(owner, cells, n, nodes)
+    elif placement == "graph":
+        node_of = graph_bisection(graph, nodes, seed=placement_seed)
+    else:
+        node_of = scotch_mapping(graph, nodes)
+    options = [f"{k}={x}" for k, x, default in (("distribution", distribution, "grid"),
+                                                ("placement", placement, "geometric"),
+                                                ("halo", halo_volume, "ocean")) if x != default]
+    return CommGraph.from_arrays(n, src, dst, vol, coords=coords, node_of=node_of, node_coords=grid_cells(nodes),
+                                 name=":".join([f"cgpop:{land}", *options]))
+
+
+def _fill_idle(owner, cells, n, nodes):
+    """Geometric placement for the curve distribution: the processes holding blocks by
+    ``dual_bisection`` of their blocks' centre (an equal share on every node), then the
+    idle processes into the free slots, node by node, so that every node holds floor or
+    ceil of n/N processes."""
+    held = owner >= 0
+    n_active = int(owner.max()) + 1                  # ranks 0..n_active-1 hold blocks
+    counts = np.bincount(owner[held], minlength=n_active)
+    centre = np.stack([np.bincount(owner[held], weights=cells[held, k], minlength=n_active) for k in (0, 1)], axis=1)
+    node_of = np.empty(n, dtype=np.int64)
+    node_of[:n_active] = dual_bisection(centre / counts[:, None], nodes)
+    n_nodes = math.prod(nodes)
+    quota = np.full(n_nodes, n // n_nodes)
+    quota[: n % n_nodes] += 1
+    free = np.maximum(quota - np.bincount(node_of[:n_active], minlength=n_nodes), 0)
+    assert free.sum() >= n - n_active, "more processes hold blocks than the nodes have slots"
+    node_of[n_active:] = np.repeat(np.arange(n_nodes), free)[: n - n_active]
+    return node_of
 
 
 def geofem(p=28, nodes=(12, 12, 10), s=10) -> CommGraph:
@@ -212,7 +287,24 @@ def _dims(spec, d, label):
 
 def pattern_names() -> list[str]:
     from rrcheck.grouping import nas
-    return ["grid2d:WxH[/PPN]", "grid3d:XxYxZ[/PPN]", "cgpop", "cgpop:ellipses", "cgpop:none", "geofem", *nas.NAS_PATTERNS]
+    return ["grid2d:WxH[/PPN]", "grid3d:XxYxZ[/PPN]", "cgpop", "cgpop:ellipses", "cgpop:none",
+            "cgpop[:LAND]:distribution=curve:placement=graph|scotch:halo=full", "geofem", *nas.NAS_PATTERNS]
+
+
+def _load_cgpop(arg: str) -> CommGraph:
+    """``cgpop[:LAND][:KEY=VALUE]...``: the land mask, then any of the three assumptions."""
+    parts = arg.split(":") if arg else []
+    land = parts.pop(0) if parts and "=" not in parts[0] else "coastline"
+    if land not in ("coastline", "ellipses", "none"):
+        raise UsageError(f"pattern cgpop:{arg}: choose cgpop (Earth's coastline), cgpop:ellipses or cgpop:none")
+    opts = {}
+    for part in parts:
+        key, _, value = part.partition("=")
+        if key not in CGPOP_OPTIONS or value not in CGPOP_OPTIONS[key]:
+            raise UsageError(f"pattern cgpop:{arg}: options are "
+                             + ", ".join(f"{k}={'|'.join(v)}" for k, v in CGPOP_OPTIONS.items()))
+        opts["halo_volume" if key == "halo" else key] = value
+    return cgpop(land=land, **opts)
 
 
 def load_pattern(name: str) -> CommGraph:
@@ -230,9 +322,7 @@ def load_pattern(name: str) -> CommGraph:
         build = grid2d if head == "grid2d" else grid3d
         return build(*_dims(sizes, 2 if head == "grid2d" else 3, head), per_node=int(k or 1))
     if head == "cgpop":
-        if arg not in ("", "coastline", "ellipses", "none"):
-            raise UsageError(f"pattern cgpop:{arg}: choose cgpop (Earth's coastline), cgpop:ellipses or cgpop:none")
-        return cgpop(land=arg or "coastline")
+        return _load_cgpop(arg)
     if name == "geofem":
         return geofem()
     if name in nas.NAS_PATTERNS:

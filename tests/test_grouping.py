@@ -20,6 +20,7 @@ from rrcheck.grouping.coastline import mercator_latitudes, ocean_points
 from rrcheck.grouping.patterns import _block_ocean, cgpop, cgpop_ellipses, geofem, grid2d, grid3d, load_pattern, node_block
 from rrcheck.grouping.placement import dual_bisection, grid_cells
 from rrcheck.grouping.rpcs import NodeGrid, propagate_group_ids, rpcs_regions
+from rrcheck.grouping.spacecurve import curve_distribution, generalized_hilbert
 
 
 def _stencil_on_nodes(p=(8, 8), nodes=(4, 4)):
@@ -330,6 +331,71 @@ def test_cgpop_controls():
     with pytest.raises(UsageError, match="choose coastline"):
         cgpop(land="mars")
     assert load_pattern("cgpop:ellipses").name == "cgpop:ellipses"
+
+
+def test_generalized_hilbert_visits_every_cell_once_by_unit_steps():
+    for w, h in ((150, 150), (36, 40), (5, 3), (1, 4)):
+        c = generalized_hilbert(w, h)
+        assert len({tuple(p) for p in c.tolist()}) == w * h == len(c)
+        assert c.min() == 0 and tuple(c.max(axis=0)) == (w - 1, h - 1)
+        assert np.all(np.abs(np.diff(c, axis=0)).sum(axis=1) == 1)         # each step to a neighbour
+
+
+def test_curve_distribution_gives_each_ocean_block_once_in_runs_along_the_curve():
+    """CGPOP's rule: ocean blocks in curve order, land dropped, the first B mod P
+    processes one block more, each process a run of consecutive curve positions."""
+    rng = np.random.default_rng(0)
+    curve = rng.permutation(400)                                           # any curve order
+    active = rng.random(400) < 0.7
+    for nprocs in (7, 64, 279, 500):
+        owner = curve_distribution(curve, active, nprocs)
+        assert np.all(owner[~active] == -1) and np.all(owner[active] >= 0)  # every ocean block, once
+        along = owner[curve][active[curve]]                                # owners in curve order
+        assert np.all(np.diff(along) >= 0)                                 # runs: rank order along the curve
+        b = int(active.sum())
+        counts = np.bincount(along, minlength=nprocs)
+        assert counts.sum() == b and counts.max() - counts.min() <= 1
+        assert np.all(counts[: b % nprocs] == b // nprocs + 1) and np.all(counts[b % nprocs:] == b // nprocs)
+        if nprocs > b:
+            assert np.all(counts[b:] == 0)                                 # the last processes idle
+
+
+def test_cgpop_curve_distribution_is_the_same_ocean_with_other_ranks(coastline):
+    """CGPOP's own distribution: the same halo graph up to renumbering (volume, pairs,
+    silent count), ranks along the curve, the idle processes last; not today's graph."""
+    g, _ = coastline
+    c = cgpop(distribution="curve")
+    assert c.name == "cgpop:coastline:distribution=curve"
+    assert (c.n, c.total_volume, c.n_edges) == (g.n, g.total_volume, g.n_edges)
+    assert np.array_equal(np.sort(np.diff(c.indptr)), np.sort(np.diff(g.indptr)))
+    holding = 22500 - 6675                                                 # one ocean block each
+    assert np.all(np.diff(c.indptr)[holding:] == 0) and c.coords is None
+    assert not np.array_equal(c.indices, g.indices)
+    per_node = np.bincount(c.node_of)
+    assert per_node.min() >= 15 and per_node.max() <= 16
+    assert np.all(np.bincount(c.node_of[:holding], minlength=1440) >= 10)  # the ocean on every node
+
+
+def test_cgpop_graph_placement_puts_rpcs_borders_on_graph_cuts(coastline):
+    """The graph placement bisects the halo graph along the node grid's midlines, the
+    lines RPCS cuts, so RPCS's 16 groups cost far less than on the geometric placement."""
+    g, _ = coastline
+    p = load_pattern("cgpop:placement=graph")
+    per_node = np.bincount(p.node_of)
+    assert per_node.min() == 15 and per_node.max() == 16
+    assert (p.total_volume, p.n_edges) == (g.total_volume, g.n_edges)      # same graph, other nodes
+    def cut(h):
+        return evaluate(h, make_grouping(h, "rpcs", 16))["edge_cut"]
+    assert cut(p) < 0.85 * cut(g)
+    with pytest.raises(UsageError, match="options are"):
+        load_pattern("cgpop:placement=random")
+
+
+def test_cgpop_full_halo_sends_whole_edges_between_blocks_with_ocean(coastline):
+    g, _ = coastline
+    f = cgpop(halo_volume="full")
+    assert set(np.unique(f.weights).tolist()) == {2 * 2 * 8.0 * (16 + 4), 2 * 2 * 8.0 * (24 + 4)}  # both ways
+    assert f.n_edges > g.n_edges and f.total_volume > g.total_volume
 
 
 def test_grid_patterns_with_processes_per_node():
