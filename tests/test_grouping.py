@@ -5,13 +5,14 @@ No timing assertions here: speed is measured in benchmarks/grouping_scaling.py.
 
 import argparse
 import json
+import shutil
 
 import numpy as np
 import pytest
 
 from rrcheck.errors import UsageError
 from rrcheck.grouping import CommGraph, from_groups, make_grouping, validate
-from rrcheck.grouping import cli, nas, partition
+from rrcheck.grouping import cli, nas, partition, placement
 from rrcheck.grouping.groups import compact
 from rrcheck.grouping.capture import FirstIterationCapture, from_sends
 from rrcheck.grouping.cost import cost_eq1, evaluate, node_restart_ratio, restart_ratio
@@ -389,6 +390,18 @@ def test_cgpop_graph_placement_puts_rpcs_borders_on_graph_cuts(coastline):
     assert cut(p) < 0.85 * cut(g)
     with pytest.raises(UsageError, match="options are"):
         load_pattern("cgpop:placement=random")
+
+
+@pytest.mark.skipif(not (shutil.which("scotch_gmap") or shutil.which("gmap")), reason="SCOTCH's gmap not installed")
+def test_scotch_mapping_reads_mesh2d_terminals_x_first():
+    """SCOTCH numbers a mesh2D's terminals x + y·X; read the other way round, grid
+    neighbours would land nodes apart."""
+    g = grid2d(32, 16)
+    node_of = placement.scotch_mapping(g, (4, 2))
+    assert np.all(np.bincount(node_of, minlength=8) == 64)
+    cells = grid_cells((4, 2))
+    hops = np.abs(cells[node_of[g.edge_sources()]] - cells[node_of[g.indices]]).sum(axis=1)
+    assert hops.mean() < 0.2 and hops.max() <= 2
 
 
 def test_cgpop_full_halo_sends_whole_edges_between_blocks_with_ocean(coastline):
