@@ -141,7 +141,7 @@ def scotch_mapping(graph, shape, options=("-Cd",)) -> np.ndarray:
             lines.append(" ".join([str(deg[u]), *(f"{w[j]} {graph.indices[j]}" for j in range(a, b))]))
         src.write_text("\n".join(lines) + "\n")
         tgt.write_text(f"mesh2D\n{shape[0]} {shape[1]}\n")
-        subprocess.run([exe, *options, str(src), str(tgt), str(out)], check=True, capture_output=True)
+        subprocess.run([exe, *options, str(src), str(tgt), str(out)], check=True, capture_output=True, timeout=600)
         words = out.read_text().split()
     pairs = np.asarray(words[1:], dtype=np.int64).reshape(int(words[0]), 2)
     term = np.empty(graph.n, dtype=np.int64)
