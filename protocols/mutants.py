@@ -173,6 +173,14 @@ MUTANTS: dict[str, Mutant] = {m.name: m for m in (
            "Guermouche & Ropars 2011 §3.1 (\"un protocole coordonné\" inside a group), §2.2 (a consistent "
            "state is one a failure-free run meets), §3.2 (a re-sent message must not overtake its cause)",
            ("CausalReplayOrder", "NoOrphan")),
+    Mutant("send-deterministic/told-again-names-only-the-teller", "send-deterministic",
+           {"told_again_names_group": False},
+           "a restart told again names its teller's whole group, as the first restart message does: line 52 "
+           "adds the sender's group to Redemarrage and line 15 buffers for a restarting group (reading 20). "
+           "The model's first reading named the teller alone: a process whose crash lost the group's restart "
+           "messages waited for the teller only, and its message to another member went out (line 18) ahead "
+           "of the re-sent message it depends on (docs/findings.md §3)",
+           "Guermouche & Ropars 2011 §2.1, Fig. 5 lines 15–16, 52", ("CausalReplayOrder",)),
     Mutant("app-level/no-late-logging", "app-level", {"log_late": False},
            "late messages are recorded at the receiver and replayed from the log on recovery",
            "Bronevetsky et al., C3, \"Late Messages\", \"Handling Late Messages\"",

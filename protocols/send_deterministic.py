@@ -152,7 +152,8 @@ is marked ``# reading:`` at its place):
    group after one member's checkpoint now leaves after every member's.
 
 Two failures in a group of two with a checkpoint (docs/findings.md, finding 3;
-readings 20-24 belong to ``concurrent_restarts`` and ``resend_lost``):
+readings 20-24 belong to ``concurrent_restarts`` and ``resend_lost``, and reading 20
+alone to ``told_again_names_group`` too):
 
 20. Line 52 adds the sender's whole group to ``Redemarrage`` (and line 15 asks
    whether P_j's *group* restarts): a restart told again (reading 13) names the
@@ -271,6 +272,7 @@ class SendDeterministic(Protocol):
              "newer_mark_restarts": True,  # reading 11: a mark of a newer epoch implies the rollback
              "next_wave_commits": True,  # reading 12: a mark of the next wave implies this wave's commit
              "concurrent_restarts": True,  # readings 13–15, 20: restarts of two groups at once are answered
+             "told_again_names_group": True,  # reading 20: a restart told again names the teller's group
              "resend_lost": True,  # readings 16–18, 21–24: what a crash or rollback lost of a restart recurs
              "hold_external_until_commit": True}  # correction 19 (docs/findings.md)
 
@@ -607,8 +609,9 @@ class SendDeterministic(Protocol):
             # reading 17: with the date the re-execution has reached, not the restored one
             date = vol.Date if self.resend_lost else saved.Date
             # line 52 adds the teller's whole group to Redemarrage: the told-again message names
-            # the members of p's restart, as the first one did (reading 20)
-            members = ctx.group(p) if self.group_rollback else (p,)
+            # the members of p's restart, as the first one did (reading 20; the model's first
+            # reading, the teller alone, is the mutant told-again-names-only-the-teller)
+            members = ctx.group(p) if self.group_rollback and self.told_again_names_group else (p,)
             out.append(Send(Packet(p, k, "restart", (vol.epoch, date, saved.RPP[k][0], members, True))))
         elif self.resend_lost and vol.Status == RUN and vol.epoch and not again:
             # reading 16: p's restart is over; p_k's rollback may have lost its FinRedemarrage

@@ -173,6 +173,10 @@
 (*   NextWaveCommits reading 12 (next-wave-mark-dropped sets it FALSE)     *)
 (*   ConcurrentRestarts readings 13-15, 20 (second-restart-unanswered      *)
 (*                   sets it FALSE)                                        *)
+(*   ToldAgainNamesGroup  reading 20 alone, Fig. 5 line 52: a restart told *)
+(*                   again names the teller's whole group (told-again-     *)
+(*                   names-only-the-teller sets it FALSE: the model's      *)
+(*                   first reading, docs/findings.md §3)                   *)
 (*   ResendLost      readings 16-18, 21-24 (lost-on-rollback sets it FALSE)*)
 (*   HoldExternalUntilCommit  correction 19: a member that has taken its   *)
 (*                   part of a group checkpoint sends nothing out of the   *)
@@ -184,7 +188,8 @@ EXTENDS Naturals, Integers, Sequences, FiniteSets, TLC, RRValues, AppEvents
 CONSTANTS N, Prog, NodeOf, GroupOf, Fifo, MaxFailures, MaxCheckpoints, CrashKinds,
           AtSites, NoFailureDuringRecovery
 CONSTANTS Phases, RestartBuffer, GcInclusive, GroupRollback, AckCheckpointed, FlushEmptiesBuffer,
-          NewerMarkRestarts, NextWaveCommits, ConcurrentRestarts, ResendLost, HoldExternalUntilCommit
+          NewerMarkRestarts, NextWaveCommits, ConcurrentRestarts, ResendLost, HoldExternalUntilCommit,
+          ToldAgainNamesGroup
 
 VARIABLES procs, wire, failures, failed
 vars == <<procs, wire, failures, failed>>
@@ -504,7 +509,8 @@ OnRestartMsg(p, vol, stab, pk) ==
                 THEN <<Send(Packet(p, k, "restart", <<v1.epoch, IF ResendLost THEN v1.Date ELSE saved.Date,
                                                       At(saved.RPP, k)[1],
                                                       \* reading 20: line 52 adds the teller's whole group
-                                                      IF GroupRollback THEN Asc(Group(p)) ELSE <<p>>,
+                                                      IF GroupRollback /\ ToldAgainNamesGroup
+                                                      THEN Asc(Group(p)) ELSE <<p>>,
                                                       TRUE>>, <<>>))>>
                 \* reading 16: p's restart is over; p_k's rollback may have lost its FinRedemarrage
                 ELSE IF ResendLost /\ v1.Status = RUN /\ v1.epoch # 0 /\ ~again

@@ -278,23 +278,40 @@ def test_invariants_send_deterministic_group_line_past_its_cause(checked):
 
 
 def test_invariants_send_deterministic_told_again_names_the_group():
-    """Finding 3 (docs/findings.md), reading 20 (Fig. 5 lines 15, 52): the
-    recorded run where P0, still restarting, told P2 of its restart again
-    naming only itself. Named with its group, P2 waits for P1 too, so its m7
-    to P1 is buffered (line 16) and the run's delivery of m7 (event 18) is not
-    enabled: m7 waits for group 1's FinRedemarrage."""
+    """Finding 3 (docs/findings.md), reading 20 (Guermouche and Ropars 2011 Fig. 5
+    lines 15, 52): the recorded run (sd_phases f=2 c=1) where P0, still
+    restarting, tells P2 of its restart again naming only itself, as the model
+    first read it, now the mutant told-again-names-only-the-teller. Under the
+    mutant the run replays to its CausalReplayOrder violation, m7 delivered to P1
+    ahead of m3's re-execution. Under the correct protocol the same events part
+    at the told-again message (event 14): P2 waits for P1 too, so its m7 to P1
+    is buffered (line 16) and the run's delivery of m7 (event 18) is not enabled.
+    (The mutant's own scenario, sd_told_again, is test_invariants_mutants's; the
+    correct protocol's pass there is held under -m slow below.)"""
+    from pathlib import Path
     from rrcheck.checker.model.scenarios import system_for
     from rrcheck.checker.traces import counterexample as T
-    from pathlib import Path
+    m = "send-deterministic/told-again-names-only-the-teller"
     path = Path(__file__).resolve().parents[1] / "counterexamples" / "findings"
     cx = T.load(path / "send-deterministic__told-again-names-only-the-teller.json")
+    assert cx.mutant == m and cx.workload == "sd_phases" and cx.grouping == [0, 0, 1]
+    rep = T.replay(cx)
+    assert rep.violation.property == "CausalReplayOrder" and T.differences(cx.violation, rep.violation) is None
+    assert rep.steps == len(cx.events) == 19
+    correct = cx.model_copy(update={"mutant": None, "knobs": {}})
     with pytest.raises(UsageError, match="event 18"):
-        T.replay(cx)
-    system, _ = system_for(cx)
-    s = system.initial()
-    for ev in cx.events[:16]:
-        s, _ = system.step(s, tuple(ev))
-    assert [x[0] for x in s.procs[2].vol.PasEnvoyes] == [1] and s.procs[2].vol.waiting >= {0, 1}
+        T.replay(correct)
+    for run, group in ((cx, False), (correct, True)):
+        system, _ = system_for(run)
+        s = system.initial()
+        for i, ev in enumerate(run.events[:16], start=1):
+            s, _ = system.step(s, tuple(ev))
+            if i == 13:  # P2 restarted, group 1's restart messages lost with its crash
+                assert s.procs[2].vol.waiting == frozenset()
+        # told again by P0 (event 14), P2 awaits P0's whole group, or P0 alone; then sends m7 (event 16)
+        vol = s.procs[2].vol
+        assert vol.waiting == ({0, 1} if group else {0})
+        assert [x[0] for x in vol.PasEnvoyes] == ([1] if group else [])
 
 
 @pytest.mark.slow
@@ -305,10 +322,17 @@ def test_invariants_send_deterministic_two_failures_in_a_group_of_two(checked):
     restart (reading 24), and the checkpoint its leader names gives it o to
     log again; every property holds (2.4 million states, a minute).
     sd_phases and sd_ack at f=2 c=1 pass too (5.5 and 7.4 million states,
-    2–3 minutes and 3–4 GB each, measured in docs/findings.md §3)."""
+    2–3 minutes and 3–4 GB each, measured in docs/findings.md §3). So does
+    sd_told_again, where the mutant told-again-names-only-the-teller is caught
+    (120,305 states): the catch is the knob's, not the scenario's."""
     sc = Scenario("sd_orphan_path", failures=2, checkpoints=1, crash_kinds=("process",))
     r = checked(SD, sc).result
     assert r.verdict == "pass", r.violation
     w = r.witnesses
     assert w["rollbacks_to_a_checkpoint"] > 0 and w["orphans_rereceived"] > 0 and w["replayed_messages"] > 0
+    assert w["messages_buffered_during_restart"] > 0 and w["restarts_ended"] > 0
+    told = checked(SD, MUTANT_SCENARIOS["send-deterministic/told-again-names-only-the-teller"]).result
+    assert told.verdict == "pass", told.violation
+    w = told.witnesses
+    assert w["rollbacks_to_a_checkpoint"] > 0 and w["orphans_rereceived"] > 0 and w["replays_held_for_orphans"] > 0
     assert w["messages_buffered_during_restart"] > 0 and w["restarts_ended"] > 0

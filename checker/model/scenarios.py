@@ -208,6 +208,10 @@ MUTANT_SCENARIOS: dict[str, Scenario] = {
     # re-reception or a restart's end, and a restart never ends
     "send-deterministic/lost-on-rollback": Scenario("pingpong", 2, 2, failures=2, checkpoints=1,
                                                     crash_kinds=("process",)),
+    # groups {P0, P1} and {P2}: P2 checkpoints holding the orphan m3 and crashes with group 1's restart
+    # messages on their way; told again by P0 alone, it sends m7 to P1 ahead of m3's re-execution
+    "send-deterministic/told-again-names-only-the-teller": Scenario("sd_told_again", failures=2, checkpoints=1,
+                                                                    at_sites=True, crash_kinds=("process",)),
     # one set of three: P1's token of the wave after P0's restart reaches P2 before P0's rollback notice
     "correlated-set/newer-epoch-token-dropped": Scenario("pingpong", 3, 1, crash_kinds=("process",)),
     "correlated-set/stale-rollback-is-a-failure": Scenario("pingpong", 3, 1, checkpoints=0, crash_kinds=("node",)),

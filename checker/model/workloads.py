@@ -215,6 +215,19 @@ def sd_phases(n: int = 3, nodes: int = 2) -> Workload:
                     "003 §3.2", group_of=(0, 0, 1), labels=labels)
 
 
+def sd_told_again(n: int = 3, nodes: int = 2) -> Workload:
+    """`sd_phases` with a checkpoint site in P2 between m3 and m7, the only one
+    (docs/findings.md §3): with two failures P2 checkpoints holding the orphan m3,
+    crashes with group 1's restart messages on their way to it, and hears of that
+    restart again from one member only (Guermouche and Ropars 2011 Fig. 5 lines 15–16,
+    52). Checkpoints at sites keep group 1's waves out: small enough unreduced for TLC."""
+    progs = ((recv(2), send(2)), (recv(2),), (send(0), recv(0), SITE, send(1)))
+    labels = {(2, 0, 0): "m1", (0, 2, 0): "m3", (2, 1, 0): "m7"}
+    return Workload("sd_told_again", progs, DETERMINISTIC, (0, 0, 1),
+                    "sd_phases with P2's checkpoint site between m3 and m7: a restart told again",
+                    "Guermouche and Ropars 2011 §2.1, Fig. 5 lines 15–16, 52", group_of=(0, 0, 1), labels=labels)
+
+
 def sd_burst(n: int = 2, nodes: int = 2) -> Workload:
     """P0 sends two messages in a row to P1 of another group: the second may be
     sent while P1's group restarts (Guermouche and Ropars 2011 Fig. 5 lines 15–16) or after P1's
@@ -459,7 +472,7 @@ WORKLOADS: dict[str, Callable[..., Workload]] = {
     "master_worker": master_worker, "pingpong": pingpong, "fig1": fig1, "fig2": fig2, "theorem2": theorem2,
     "theorem2_three": theorem2_three, "pairs": pairs, "pair_and_one": pair_and_one,
     "sd_fig2": sd_fig2, "sd_phases": sd_phases, "sd_burst": sd_burst, "sd_orphan_path": sd_orphan_path,
-    "sd_path_back": sd_path_back,
+    "sd_path_back": sd_path_back, "sd_told_again": sd_told_again,
     "c3_epochs": c3_epochs, "c3_collectives": c3_collectives,
     "c3_two_epochs": c3_two_epochs, "c3_any_source": c3_any_source, "c3_two_late": c3_two_late,
     "c3_same_sender": c3_same_sender, "c3_bcast_root": c3_bcast_root,
@@ -468,7 +481,7 @@ WORKLOADS: dict[str, Callable[..., Workload]] = {
     "fig46": fig46, "testany": testany, "wildcard_race": wildcard_race,
 }
 FIXED = {"fig1", "fig2", "theorem2", "theorem2_three", "pairs", "pair_and_one",  # fixed size and placement: a paper's figure, one rule's case
-         "sd_fig2", "sd_phases", "sd_burst", "sd_orphan_path", "sd_path_back",
+         "sd_fig2", "sd_phases", "sd_burst", "sd_orphan_path", "sd_path_back", "sd_told_again",
          "c3_epochs", "c3_collectives", "c3_any_source", "c3_two_epochs", "c3_two_late",
          "c3_same_sender", "c3_bcast_root", "c3_resuppress", "c3_site_in_replay",
          "c3_ok_overtakes_stop",

@@ -40,6 +40,11 @@ FUZZ_SCENARIOS: dict[str, Scenario] = {
     # the doubled processes on one node, one group of six: blocks on two nodes leave P0, P1 and
     # P2 the only group that talks, and random runs rarely overtake a restart notice there
     "send-deterministic/newer-epoch-mark-dropped": Scenario("pingpong", 6, 1, crash_kinds=("process",)),
+    # a fixed execution: twice the failures, but not one at a time, since the catch needs P2's crash
+    # during group 1's restart (the default budget catches it with seeds 0, 2, 5 and 6 of 0-7)
+    "send-deterministic/told-again-names-only-the-teller":
+        Scenario("sd_told_again", failures=4, checkpoints=1, at_sites=True, crash_kinds=("process",),
+                 note="four failures, during a recovery too"),
     # fig1 is a fixed figure of three; the same ANY_SOURCE race on six processes
     "sbml/no-event-logging": Scenario("any_source_race", 6, 3, checkpoints=0, crash_kinds=("process",)),
     # Meyer 2014 assumes no failure during a recovery (Meyer 2014 §2.2.1): the thesis' SBML

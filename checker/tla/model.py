@@ -45,7 +45,8 @@ SPECIFIED: dict[str, Spec] = {
         "group_rollback": "GroupRollback", "ack_checkpointed": "AckCheckpointed",
         "flush_empties_buffer": "FlushEmptiesBuffer", "newer_mark_restarts": "NewerMarkRestarts",
         "next_wave_commits": "NextWaveCommits", "concurrent_restarts": "ConcurrentRestarts",
-        "resend_lost": "ResendLost", "hold_external_until_commit": "HoldExternalUntilCommit"}),
+        "resend_lost": "ResendLost", "hold_external_until_commit": "HoldExternalUntilCommit",
+        "told_again_names_group": "ToldAgainNamesGroup"}),
     "app-level": Spec("AppLevel", {}, {
         "log_late": "LogLate", "suppress_early": "SuppressEarly", "log_nondet": "LogNondet",
         "ready_after_late": "ReadyAfterLate", "stop_on_stopped_sender": "StopOnStoppedSender",
