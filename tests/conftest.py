@@ -23,6 +23,7 @@ SWEEPS = ("test_invariants_reductions_keep_the_verdict", "test_invariants_reduct
           "test_invariants_correlated_set_two_sets_checkpoint_per_set_node_crash",
           "test_invariants_cti_of_a_relation_the_protocol_lacks_says_they_disagree",
           "test_invariants_guard_notices_a_property_switched_off",
+          "test_invariants_every_python_step_of_the_wider_scenarios",
           "test_invariants_projected_states_satisfy_the_inductive_invariant",
           "test_invariants_symbolic_correct_has_no_short_violation", "test_invariants_symbolic_proofs_need_their_guards",
           "test_invariants_fragment_of_every_lemma",
@@ -80,7 +81,7 @@ SHARED = {
 
 
 @pytest.hookimpl(tryfirst=True)
-def pytest_collection_modifyitems(items):
+def pytest_collection_modifyitems(config, items):
     for item in items:
         mark = ENGINES.get(item.path.name) or ("sweep" if item.name.startswith(SWEEPS) else None)
         if mark:
@@ -88,6 +89,24 @@ def pytest_collection_modifyitems(items):
         for group, names in SHARED.items():
             if item.name.startswith(names):
                 item.add_marker(pytest.mark.xdist_group(group))
+    if hasattr(config, "workerinput") and getattr(config.option, "loadgroup", False):
+        _name_groups(items)
+
+
+def _name_groups(items) -> None:
+    """What pytest-xdist's loadgroup does on a worker, for pytest 9: the scheduler
+    groups tests by an "@group" suffix of their node id, which xdist 3.8 writes to
+    ``item._nodeid`` while pytest 9 reads the id from ``item._id`` — so without
+    this no two tests of a group shared a worker."""
+    try:
+        from _pytest.nodeid import NodeId
+    except ImportError:  # pytest before 9: xdist renames the item itself
+        return
+    for item in items:
+        groups = sorted({str(m.args[0] if m.args else m.kwargs.get("name", "default"))
+                         for m in item.iter_markers("xdist_group")})
+        if groups and "@" not in item.nodeid:
+            item._id = NodeId.parse(f"{item.nodeid}@{'_'.join(groups)}")
 
 
 @pytest.fixture(scope="session")

@@ -26,18 +26,32 @@ def test_invariants_step_scenarios_cover_every_lemma():
     assert set(refine.STEPS) == set(symbolic.LEMMAS) == set(EXERCISED)
 
 
+# the guard's share of each lemma's step scenarios: the first, which takes every action
+# (pessimism needs its three for the crash of a node); the others run in README's command
+GUARD = {name: runs if name == "pessimism" else runs[:1] for name, runs in refine.STEPS.items()}
+WIDER = [(n, p, sc) for n, runs in refine.STEPS.items() for p, sc in runs if (p, sc) not in GUARD[n]]
+
+
 @pytest.mark.parametrize("name", list(refine.STEPS))
 def test_invariants_every_python_step_is_a_step_of_the_lemma(name):
-    """Every transition of each of the lemma's scenarios, projected, is a stutter
-    or one to three of its relation's actions; together the scenarios take
-    every action."""
+    """Every transition of the lemma's first scenarios, projected, is a stutter
+    or one to three of its relation's actions; together they take every action."""
     matched = set()
-    for protocol, sc in refine.STEPS[name]:
-        r = refine.check_steps(name, sc, protocol=protocol)
-        assert r.refines, r.as_dict()
-        assert r.complete and not r.vacuous and (r.unprojected == 0 or name in UP_TO_RESTART)
-        matched |= {a for combo in r.actions for a in combo.split("+")}
+    for protocol, sc in GUARD[name]:
+        matched |= _refines(name, protocol, sc)
     assert matched == EXERCISED[name]
+
+
+@pytest.mark.parametrize("name,protocol,sc", WIDER, ids=[f"{n}-{sc.label()}" for n, _, sc in WIDER])
+def test_invariants_every_python_step_of_the_wider_scenarios(name, protocol, sc):
+    assert _refines(name, protocol, sc) <= EXERCISED[name]
+
+
+def _refines(name, protocol, sc) -> set:
+    r = refine.check_steps(name, sc, protocol=protocol)
+    assert r.refines, r.as_dict()
+    assert r.complete and not r.vacuous and (r.unprojected == 0 or name in UP_TO_RESTART)
+    return {a for combo in r.actions for a in combo.split("+")}
 
 
 # a mutant whose rule only a recovery uses: the failure-free steps cannot show it
