@@ -33,17 +33,15 @@ def grid_cells(shape) -> np.ndarray:
     return np.indices(shape).reshape(len(shape), -1).T.astype(np.int64)
 
 
-def dual_bisection(proc_coords, shape) -> np.ndarray:
-    """Map processes (coordinates in a d-dimensional domain) onto a node grid of ``shape``.
-
-    Returns ``node_of`` (node id = C-order flat index of the node's cell). Axis i of the
-    process domain is laid along axis i of the node grid.
-    """
-    pc = np.asarray(proc_coords, dtype=np.float64)
+def _dual_recursion(n: int, shape, low_half) -> np.ndarray:
+    """Dual recursive bipartitioning of ``n`` processes onto a node grid of ``shape``:
+    cut the node box across its longest axis at the middle, and the processes by
+    ``low_half(idx, count, ax)``, the mask of the ``count`` of ``idx`` that go to the
+    low half (each half gets its share of processes). Returns ``node_of`` (node id =
+    C-order flat index of the node's cell)."""
     shape = tuple(int(s) for s in shape)
-    assert pc.ndim == 2 and pc.shape[1] == len(shape)
-    node_of = np.empty(len(pc), dtype=np.int64)
-    stack = [(np.arange(len(pc)), np.zeros(len(shape), dtype=np.int64), np.array(shape))]
+    node_of = np.empty(n, dtype=np.int64)
+    stack = [(np.arange(n), np.zeros(len(shape), dtype=np.int64), np.array(shape))]
     while stack:
         idx, lo, hi = stack.pop()
         ext = hi - lo
@@ -52,16 +50,31 @@ def dual_bisection(proc_coords, shape) -> np.ndarray:
             continue
         ax = int(np.argmax(ext))
         half = int(ext[ax]) // 2
-        share = half / int(ext[ax])                       # node share of the low half
-        count = int(round(idx.size * share))
-        keys = [pc[idx, a] for a in range(len(shape)) if a != ax][::-1] + [pc[idx, ax]]
-        order = np.lexsort(keys)
+        count = int(round(idx.size * (half / int(ext[ax]))))   # processes of the low half
+        low = low_half(idx, count, ax)
         lo2, hi1 = lo.copy(), hi.copy()
         hi1[ax] = lo[ax] + half
         lo2[ax] = lo[ax] + half
-        stack.append((idx[order[count:]], lo2, hi))
-        stack.append((idx[order[:count]], lo, hi1))
+        stack.append((idx[~low], lo2, hi))
+        stack.append((idx[low], lo, hi1))
     return node_of
+
+
+def dual_bisection(proc_coords, shape) -> np.ndarray:
+    """Map processes (coordinates in a d-dimensional domain) onto a node grid of ``shape``.
+
+    Returns ``node_of`` (node id = C-order flat index of the node's cell). Axis i of the
+    process domain is laid along axis i of the node grid.
+    """
+    pc = np.asarray(proc_coords, dtype=np.float64)
+    assert pc.ndim == 2 and pc.shape[1] == len(shape)
+
+    def low_half(idx, count, ax):  # the first ``count`` along the cut axis, then the others
+        keys = [pc[idx, a] for a in range(len(shape)) if a != ax][::-1] + [pc[idx, ax]]
+        low = np.zeros(idx.size, dtype=bool)
+        low[np.lexsort(keys)[:count]] = True
+        return low
+    return _dual_recursion(len(pc), shape, low_half)
 
 
 def graph_bisection(graph, shape, seed: int = 1) -> np.ndarray:
@@ -72,18 +85,7 @@ def graph_bisection(graph, shape, seed: int = 1) -> np.ndarray:
     process that communicates with no one goes wherever the counts need it.
 
     Returns ``node_of`` (node id = C-order flat index of the node's cell)."""
-    shape = tuple(int(s) for s in shape)
-    node_of = np.empty(graph.n, dtype=np.int64)
-    stack = [(np.arange(graph.n), np.zeros(len(shape), dtype=np.int64), np.array(shape))]
-    while stack:
-        idx, lo, hi = stack.pop()
-        ext = hi - lo
-        if int(np.prod(ext)) == 1:
-            node_of[idx] = np.ravel_multi_index(tuple(lo), shape)
-            continue
-        ax = int(np.argmax(ext))
-        half = int(ext[ax]) // 2
-        count = round(idx.size * half / int(ext[ax]))          # processes of the low half
+    def low_half(idx, count, ax):
         sub = graph.subgraph(idx)
         if sub.indices.size:
             share = count / idx.size
@@ -93,12 +95,8 @@ def graph_bisection(graph, shape, seed: int = 1) -> np.ndarray:
         else:
             part = (np.arange(idx.size) >= count).astype(np.int64)
         _exact_counts(sub, part, count)                        # METIS balances within a tolerance
-        lo2, hi1 = lo.copy(), hi.copy()
-        hi1[ax] = lo[ax] + half
-        lo2[ax] = lo[ax] + half
-        stack.append((idx[part == 1], lo2, hi))
-        stack.append((idx[part == 0], lo, hi1))
-    return node_of
+        return part == 0
+    return _dual_recursion(graph.n, shape, low_half)
 
 
 def _exact_counts(graph, part, count):
