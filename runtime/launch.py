@@ -17,6 +17,7 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from rrcheck.clock import Budget
 from rrcheck.errors import UsageError
 from rrcheck.mpi import env, mpiexec  # noqa: F401 - rrcheck run and its callers launch through these
 from rrcheck.runtime import apps
@@ -107,6 +108,7 @@ class Launch:
     stderr: str = ""
     results: list = field(default_factory=list)
     teardown_killed: bool = False   # finished, but mpiexec was killed in MPI's teardown
+    stalled: float = 0.0            # seconds the machine stood still, not charged to the timeout (rrcheck.clock)
 
 
 def _kill_leftover_ranks(run_dir: Path) -> None:
@@ -165,6 +167,7 @@ def launch(cfg: RunConfig, run_dir: Path, timeout: float, hostfile: str | None =
     cmd += [sys.executable, "-m", "rrcheck.runtime.worker", str(run_dir)]
     teardown_killed = False
     t0 = time.perf_counter()
+    budget = Budget(timeout)
     with open(run_dir / "mpiexec.out", "wb") as out, open(run_dir / "mpiexec.err", "wb") as err:
         # its own session, so that a hang is killed as a group; an interrupt
         # (Ctrl-C reaches only our process group) ends it in the finally below
@@ -187,7 +190,7 @@ def launch(cfg: RunConfig, run_dir: Path, timeout: float, hostfile: str | None =
                     # teardown does not end (seen after ULFM spawns): not a hang of the run
                     status = "finished"
                     teardown_killed = True
-                elif now - t0 > timeout:
+                elif budget.expired():
                     status = "hang"
         finally:
             _end(proc)
@@ -197,7 +200,7 @@ def launch(cfg: RunConfig, run_dir: Path, timeout: float, hostfile: str | None =
     results = [load_result(run_dir, p) for p in range(cfg.n)]
     if status == "finished" and any(r is None for r in results):
         status = "error"
-    return Launch(status, seconds, proc.returncode, text[-2000:], results, teardown_killed)
+    return Launch(status, seconds, proc.returncode, text[-2000:], results, teardown_killed, round(budget.stalled, 1))
 
 
 def outputs(results, deterministic: bool = True) -> list:
@@ -228,6 +231,7 @@ class RunReport:
     run_dir: str
     stderr: str = ""
     teardown_killed: bool = False
+    stalled: float = 0.0          # seconds the machine stood still during the run, not charged to its timeout
 
     @property
     def ok(self) -> bool:
@@ -291,4 +295,5 @@ def run(cfg: RunConfig, run_dir: Path, timeout: float = 120.0, hostfile: str | N
         from rrcheck.runtime.check import check_trace
         trace = check_trace(run_dir, partial=got.status == "hang").as_dict()
     return RunReport(cfg.protocol, cfg.workload, cfg.n, cfg.nodes, cfg.mode, specs, got.status,
-                     round(got.seconds, 2), failures, equal, trace, str(run_dir), stderr, got.teardown_killed)
+                     round(got.seconds, 2), failures, equal, trace, str(run_dir), stderr, got.teardown_killed,
+                     got.stalled)

@@ -13,7 +13,7 @@ ROOT = Path(__file__).resolve().parents[1]
 # Lowest first. A module may import its own room and the rooms of lower ranks;
 # rooms of one rank stand side by side and never import each other (the engines).
 ROOMS = [
-    (0, "foundation", ("rrcheck.errors", "rrcheck.files", "rrcheck.mpi", "rrcheck.options")),
+    (0, "foundation", ("rrcheck.errors", "rrcheck.files", "rrcheck.mpi", "rrcheck.options", "rrcheck.clock")),
     (1, "protocols", ("rrcheck.protocols",)),
     (1, "grouping", ("rrcheck.grouping",)),
     (2, "model", ("rrcheck.checker.model", "rrcheck.checker")),

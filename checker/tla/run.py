@@ -26,6 +26,7 @@ from rrcheck.checker.tla import itf
 
 from rrcheck.checker.traces import counterexample as T
 from rrcheck.checker.invariants import properties_for
+from rrcheck.clock import Budget
 from rrcheck.errors import UsageError
 from rrcheck.checker.model.scenarios import Scenario, make_system
 from rrcheck.checker.tla.model import SPECS, model_files, spec_of
@@ -162,11 +163,14 @@ def _tlc(cmd: list[str], work: Path, timeout: float, progress: bool) -> tuple[su
     for r in readers:
         r.start()
     finished = False
+    budget = Budget(timeout)
     try:
-        proc.wait(timeout=timeout)
-        finished = True
-    except subprocess.TimeoutExpired:
-        pass
+        while not finished and not budget.expired():
+            try:
+                proc.wait(timeout=0.5)
+                finished = True
+            except subprocess.TimeoutExpired:
+                pass
     finally:
         if proc.poll() is None:
             proc.kill()
