@@ -162,7 +162,7 @@ def test_interrupted_check_all_keeps_its_finished_rows(tmp_path):
     first = p.stdout.readline()          # the first row, as soon as it finishes
     time.sleep(0.5)
     p.send_signal(signal.SIGINT)
-    rest, err = p.communicate(timeout=120)
+    rest, err = p.communicate(timeout=600)
     rows = [json.loads(x) for x in (first + rest).splitlines()]
     assert p.returncode == 130
     assert rows[0]["verdict"] == "pass" and rows[0]["protocol"] == "correlated-set"

@@ -625,7 +625,7 @@ def test_ascii_terminal_explains_without_a_traceback(tmp_path, cx_data):
     (tmp_path / CX).write_text(json.dumps(cx_data))
     env = {**os.environ, "PYTHONIOENCODING": "ascii"}
     r = subprocess.run([sys.executable, "-m", "rrcheck", "replay", CX, "--explain"], cwd=tmp_path, env=env,
-                       capture_output=True, text=True, encoding="ascii", errors="strict", timeout=120)
+                       capture_output=True, text=True, encoding="ascii", errors="strict", timeout=600)
     assert r.returncode == 0, r.stderr
     assert "Traceback" not in r.stderr and "reproduced" in r.stdout
 

@@ -111,7 +111,7 @@ def test_an_interrupted_kill_mode_run_leaves_no_process(tmp_path):
         time.sleep(1)
         assert len(ranks_of(tmp_path)) >= 4, "the ranks never started"
         p.send_signal(signal.SIGINT)
-        out, err = p.communicate(timeout=60)
+        out, err = p.communicate(timeout=600)
     finally:
         if p.poll() is None:
             p.kill()
@@ -127,7 +127,7 @@ def test_an_interrupted_kill_mode_run_leaves_no_process(tmp_path):
 
 @pytest.mark.slow
 def test_an_installed_rrcheck_puts_one_name_on_the_import_path(tmp_path):
-    subprocess.run([sys.executable, "-m", "venv", str(tmp_path / "venv")], check=True, timeout=120)
+    subprocess.run([sys.executable, "-m", "venv", str(tmp_path / "venv")], check=True, timeout=600)
     pip = tmp_path / "venv" / "bin" / "pip"
     build = tmp_path / "src"
     shutil.copytree(CHECKOUT, build, ignore=shutil.ignore_patterns(".git", "*.egg-info", "build", "__pycache__"))

@@ -126,11 +126,11 @@ def test_invariants_explain_c3_late_and_early():
 def test_invariants_explain_cli_text_and_json():
     f = str(CURATED / "correlated-set__no-internal-event-logging.json")
     out = subprocess.run([sys.executable, "-m", "rrcheck", "replay", f, "--explain"], capture_output=True,
-                         text=True, timeout=120)
+                         text=True, timeout=600)
     assert out.returncode == 0, out.stderr
     assert "in transit: m1, m2" in out.stdout and "orphan: m5" in out.stdout
     out = subprocess.run([sys.executable, "-m", "rrcheck", "replay", f, "--json"], capture_output=True,
-                         text=True, timeout=120)
+                         text=True, timeout=600)
     d = json.loads(out.stdout)
     msgs = {m["message"]: m["class"] for m in d["rollbacks"][0]["messages"]}
     assert msgs["m5"] == "orphan" and msgs["m3"] == "future"
@@ -166,7 +166,7 @@ def test_invariants_explain_c3_early_from_the_saved_queue(name, tmp_path):
         assert ("rolled back since" in m1.detail) == (i == 1), m1.detail
     svg = tmp_path / "x.svg"
     out = subprocess.run([sys.executable, "-m", "rrcheck", "replay", str(CURATED / f"app-level__{name}.json"),
-                          "--svg", str(svg)], capture_output=True, text=True, timeout=120)
+                          "--svg", str(svg)], capture_output=True, text=True, timeout=600)
     assert out.returncode == 0, out.stderr
     assert ">m1 (early)<" in svg.read_text() and "(future)" not in svg.read_text()
 

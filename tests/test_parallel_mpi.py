@@ -36,7 +36,7 @@ def test_mpi_search_equals_one_worker(protocol, mutant, tmp_path):
     assert 0 < ranks.result.collision_probability < 1e-9
     if mutant:  # the counterexample rank 0 found replays on the Python protocol
         p = subprocess.run([sys.executable, "-m", "rrcheck", "replay", str(ranks.counterexample)],
-                           capture_output=True, text=True, timeout=120)
+                           capture_output=True, text=True, timeout=600)
         assert p.returncode == 0 and "reproduced" in p.stdout, p.stdout + p.stderr
 
 
@@ -55,12 +55,12 @@ def test_mpi_search_cli_json_and_a_state_bound(tmp_path):
 ])
 def test_mpi_bad_options_are_one_line(argv, needle, tmp_path):
     p = subprocess.run([sys.executable, "-m", "rrcheck", "check", "coordinated", "--scenario", "1", *argv],
-                       capture_output=True, text=True, timeout=120, cwd=tmp_path)
+                       capture_output=True, text=True, timeout=600, cwd=tmp_path)
     assert p.returncode == 2 and needle in p.stderr and len(p.stderr.strip().splitlines()) == 1, p.stderr
 
 
 def test_all_refuses_the_one_search_options():
     p = subprocess.run([sys.executable, "-m", "rrcheck", "check", "--all", "--fingerprints"],
-                       capture_output=True, text=True, timeout=60)
+                       capture_output=True, text=True, timeout=600)
     assert p.returncode == 2 and "--all takes --workers N" in p.stderr and len(p.stderr.strip().splitlines()) == 1
 

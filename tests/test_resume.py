@@ -43,12 +43,12 @@ def test_ctrl_c_saves_and_recover_finishes(tmp_path):
                          stderr=subprocess.PIPE, text=True)
     time.sleep(2.5)
     p.send_signal(signal.SIGINT)
-    _, err = p.communicate(timeout=60)
+    _, err = p.communicate(timeout=600)
     assert p.returncode == 130 and "interrupted" in err and "Traceback" not in err
     saved = json.loads((tmp_path / "ck" / "search.json").read_text())
     assert 0 < len(saved["tree"]) < 202_962 and saved["frontier"]
-    done = subprocess.run(argv + ["--recover", str(tmp_path / "ck")], capture_output=True, text=True, timeout=120)
-    whole = subprocess.run(argv, capture_output=True, text=True, timeout=120)
+    done = subprocess.run(argv + ["--recover", str(tmp_path / "ck")], capture_output=True, text=True, timeout=600)
+    whole = subprocess.run(argv, capture_output=True, text=True, timeout=600)
     a, b = json.loads(done.stdout), json.loads(whole.stdout)
     assert done.returncode == 0 and a["verdict"] == "pass"
     assert {k: a[k] for k in ("states", "transitions", "depth", "witnesses")} == \

@@ -23,7 +23,7 @@ def chromium(*args, tmp):
     """Headless Chromium with its own profile directory and a time limit."""
     cmd = [CHROMIUM, "--headless", "--no-sandbox", "--disable-gpu", "--no-first-run",
            f"--user-data-dir={tmp / 'profile'}", *args]
-    return subprocess.run(cmd, capture_output=True, text=True, timeout=120, cwd=tmp)
+    return subprocess.run(cmd, capture_output=True, text=True, timeout=600, cwd=tmp)
 
 
 @pytest.fixture(scope="module")
@@ -32,7 +32,7 @@ def theorem2_page(tmp_path_factory):
     out = tmp / "theorem2.html"
     r = subprocess.run([sys.executable, "-m", "rrcheck", "replay",
                         str(CURATED / "correlated-set__no-internal-event-logging.json"), "--html", str(out)],
-                       capture_output=True, text=True, timeout=120)
+                       capture_output=True, text=True, timeout=600)
     assert r.returncode == 0, r.stderr
     assert f"viewer page: {out}" in r.stdout  # the command says where the page went
     return tmp, out
@@ -166,7 +166,7 @@ def seven_page(tmp_path_factory):
     tmp = tmp_path_factory.mktemp("seven")
     out = tmp / f"{SEVEN}.html"
     r = subprocess.run([sys.executable, "-m", "rrcheck", "replay", str(CURATED / f"{SEVEN}.json"),
-                        "--html", str(out)], capture_output=True, text=True, timeout=120)
+                        "--html", str(out)], capture_output=True, text=True, timeout=600)
     assert r.returncode == 0, r.stderr
     measured = tmp / "measured.html"
     measured.write_text(out.read_text().replace("</body>", MEASURE + "</body>"))
