@@ -72,8 +72,8 @@ def test_viewer_page_steps_in_headless_chromium(theorem2_page):
     assert r.returncode == 0 and shot.stat().st_size > 10_000
 
 
-SEVEN = "send-deterministic__no-phases"  # Fig. 2 of Guermouche and Ropars: 7 processes, 49 steps
-WINDOW = (1000, 900)  # narrower than the 49-step diagram, so that it must scroll
+SEVEN = "send-deterministic__no-phases"  # Fig. 2 of Guermouche and Ropars: 7 processes, 56 steps
+WINDOW = (1000, 900)  # narrower than the 56-step diagram, so that it must scroll
 # what the browser lays out, written into the page by a script added to a copy of it
 MEASURE = """<script>
 addEventListener("load", () => {
@@ -220,7 +220,7 @@ def test_viewer_page_seven_processes_violation_whole_and_labels_legible(seven_pa
     v = m["violation"]
     message = json.loads((CURATED / f"{SEVEN}.json").read_text())["violation"]["message"]
     assert inside(v, view) and v["scrollWidth"] <= v["clientWidth"], v
-    assert "CausalReplayOrder is violated at step 49" in v["text"] and message in v["text"]
+    assert f"CausalReplayOrder is violated at step {steps}" in v["text"] and message in v["text"]
     texts = m["texts"]
     assert len(texts) > 100 and min(t["size"] for t in texts) >= 10, sorted(t["size"] for t in texts)[:3]
     for i, a in enumerate(texts):
@@ -232,7 +232,7 @@ def test_viewer_page_seven_processes_violation_whole_and_labels_legible(seven_pa
 
 def test_viewer_page_seven_processes_screenshot_column_frozen(seven_page):
     """Screenshots of the first and the last step: the diagram's pixels differ
-    (it scrolled 49 steps), the label column's are the same, and each label's
+    (it scrolled 56 steps), the label column's are the same, and each label's
     box holds the ink of its text."""
     steps, runs = seven_page
     (first, shot0, _), (last, shot1, _) = runs[0], runs[steps]

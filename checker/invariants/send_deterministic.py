@@ -43,9 +43,13 @@ def causal_transition(judge, before, action, after, obs):
                     w["causal_deliveries_checked_after_failure"] += 1
                 if past[q] > done:
                     label = sysm.workload.labels.get((src, r, k), f"#{k} from P{src}")
+                    cause = f"send {past[q]} of P{q} of its own group"
+                    at = sysm.workload.nth_send(q, past[q])
+                    if at and (q, *at) in sysm.workload.labels:
+                        cause = f"{sysm.workload.labels[(q, *at)]}, {cause}"
                     return Violation("CausalReplayOrder",
-                                     f"P{r} delivers {label}, which causally follows send {past[q]} of P{q} of "
-                                     f"its own group, but P{q}'s re-execution has made only {done} sends: "
+                                     f"P{r} delivers {label}, which causally follows {cause}, "
+                                     f"but P{q}'s re-execution has made only {done} sends: "
                                      f"a replayed message overtook its cause",
                                      {"receiver": r, "sender": src, "k": k, "depends_on": q,
                                       "sends_needed": past[q], "sends_made": done})

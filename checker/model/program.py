@@ -91,3 +91,19 @@ class Workload:
                 if op[0] == "send":
                     count[(p, op[1])] = count.get((p, op[1]), 0) + 1
         return [(s, d, c) for (s, d), c in sorted(count.items())]
+
+    def nth_send(self, p: int, n: int) -> tuple[int, int] | None:
+        """P's ``n``-th send (from 1) as (destination, its index on that channel),
+        when p's program sends to fixed destinations in a fixed order (the same in
+        every run, as send-determinism has it); None otherwise."""
+        seen: dict[int, int] = {}
+        for op in self.programs[p]:
+            if op[0] in ("coll", "reply"):
+                return None
+            if op[0] == "send":
+                seen[op[1]] = seen.get(op[1], 0) + 1
+                n -= 1
+                if n == 0:
+                    return op[1], seen[op[1]] - 1
+        return None
+

@@ -552,6 +552,11 @@ def cmd_replay(args) -> int:
         rbs = X.explain(cx) if args.explain or args.json else []
     except UsageError as e:
         raise UsageError(f"{args.file}: {e}") from None
+    follows = None
+    if (args.explain or args.json) and v is not None and v.property == "CausalReplayOrder" and diff is None:
+        from rrcheck.checker.model.scenarios import system_for
+        from rrcheck.checker.traces.consequence import overtaking_after
+        follows = overtaking_after(system_for(cx)[0], cx.events)
     if html_path:
         from rrcheck.checker.traces.viewer import page
         T.write_atomic(html_path, page(cx))
@@ -563,7 +568,8 @@ def cmd_replay(args) -> int:
     elif args.json:
         print(json.dumps({"file": args.file, "reproduced": diff is None, "difference": diff, "steps": rep.steps,
                           "violation": v.as_dict() if v else None, "svg": args.svg, "html": args.html,
-                          "rollbacks": [rb.as_dict() for rb in rbs]}, indent=1, default=list))
+                          "rollbacks": [rb.as_dict() for rb in rbs],
+                          "what_follows": follows.as_dict() if follows else None}, indent=1, default=list))
     else:
         label = cx.mutant or cx.protocol
         print(f"{label} on {cx.workload}: {len(cx.events)} events")
@@ -574,6 +580,8 @@ def cmd_replay(args) -> int:
             print(f"  => {v.property}: {v.message}")
         for line in X.text(rbs):
             print(line)
+        if follows:
+            print(follows.text())
         print("reproduced" if diff is None else f"NOT reproduced: {diff}")
         if args.svg:
             print(f"diagram: {args.svg}")
