@@ -64,7 +64,8 @@ MUTANTS: dict[str, Mutant] = {m.name: m for m in (
     Mutant("correlated-set/line-before-the-set-checkpoints", "correlated-set", {"commit_after_the_set": False},
            "the set's line moves at the second barrier, once every member has checkpointed: moved at a member's "
            "own checkpoint, a rollback may return to a checkpoint another member never took (no recovery line)",
-           "Bouteiller et al. 2013 §3.3.3 (the second barrier), §3.2", ("Theorem1", "Termination")),
+           "Bouteiller et al. 2013 §3.3.3 (\"The second barrier denotes that all processes finished checkpointing\"; "
+           "our reading: the line moves there), §3.2", ("Theorem1", "Termination")),
     Mutant("correlated-set/no-external-payload-copy", "correlated-set", {"payload_copy_external": False},
            "messages leaving the set are copied by their sender",
            "Bouteiller et al. 2013 §3.2, §3.3.2", ("NoLostMessage", "Termination")),
@@ -75,41 +76,51 @@ MUTANTS: dict[str, Mutant] = {m.name: m for m in (
     Mutant("correlated-set/newer-epoch-token-dropped", "correlated-set", {"newer_epoch_rolls_back": False},
            "a token of the set's next wave that overtakes the rollback notice implies the rollback (its "
            "sender rolled back first); dropping it as stale leaves the receiver out of the wave",
-           "Bouteiller et al. 2013 §3.2 (a failure rolls the whole set back), §3.3.3 (tokens)",
+           "Bouteiller et al. 2013 §3.2 (a failure rolls the whole set back), §3.3.3 (tokens); our reading: the "
+           "paper has no epochs",
            ("Termination",)),
     Mutant("correlated-set/stale-rollback-is-a-failure", "correlated-set", {"stale_rollback_is_a_failure": True},
            "a rollback naming only restarts the set's line has recovered from is no new failure; taking it for "
            "one rolls the set back again for a failure it has already recovered from",
            "Bouteiller et al. 2013 §3.2 (\"all processes of that set have to roll back to their last checkpoint\": "
-           "once per failure)", ("RecoveryBound",),
+           "our reading: once per failure)", ("RecoveryBound",),
            extra={"unbounded": "the epochs grow without end: its state graph is infinite"}),
     Mutant("chandy-lamport/no-channel-recording", "chandy-lamport", {"record_channels": False},
            "messages arriving between a checkpoint and the channel's marker are recorded",
-           "Chandy–Lamport; Bouteiller et al. 2013 §3.2.1", ("NoInTransitInGroup", "NoLostMessage", "Termination")),
+           "Chandy and Lamport, TOCS 1985, as in Pingali's C3 slides \"Algorithm (revised)\"; Bouteiller et al. 2013 "
+           "§3.2.1", ("NoInTransitInGroup", "NoLostMessage", "Termination")),
     Mutant("coordinated/next-wave-marker-dropped", "coordinated", {"next_wave_commits": False},
            "a marker of the next wave that overtakes this wave's commit implies the commit (its sender "
            "joined only after it); dropping it as stale leaves the receiver out of the next wave",
-           "Bouteiller et al. 2013 §2.2 \"Coordinated checkpoint\" (waves initiated after the commit)",
+           "Bouteiller et al. 2013 §2.2 \"Coordinated checkpoint\" (waves of tokens; our reading: a wave starts "
+           "after the last one's commit)",
            ("Termination",)),
     Mutant("coordinated/stale-rollback-is-a-failure", "coordinated", {"stale_rollback_is_a_failure": True},
            "a rollback naming only restarts the receiver has recovered from is no new failure; taking it for one "
            "starts a new epoch that every rollback still in flight outdates again: a rollback storm",
-           "Bouteiller et al. 2013 §2.2 \"Coordinated checkpoint\" (one rollback to the committed line per failure)",
+           "Bouteiller et al. 2013 §2.2 \"Coordinated checkpoint\" (every process rolls back to its last checkpoint; "
+           "our reading: once per failure)",
            ("RecoveryBound",), extra={"unbounded": "the epochs grow without end: its state graph is infinite"}),
     Mutant("rbml/checkpoint-without-tb", "rbml", {"checkpoint_tb": False},
            "a checkpoint holds the sender's copies of unlogged messages (the process image)",
-           "Meyer 2014 §4.1.1, §2.3 (RADIC checkpoints whole processes), §2.2.1 node faults", ("NoLostMessage",)),
+           "Meyer 2014 §4.1.1 (the Message Log is saved with the checkpoint), §2.3.4 (RADIC checkpoints whole "
+           "processes with BLCR), §2.2.1 node faults; our reading for RBML", ("NoLostMessage",)),
     Mutant("sbml/no-fetch-retry", "sbml", {"retry_fetch": False},
            "a restarted process asks again a log holder that crashed with it",
-           "Meyer 2014 §2.3 (RADIC: \"ask its protector and retry\"), §2.2.1 node faults", ("Termination",)),
+           "Meyer 2014 §2.3.4 (RADIC: a sender that fails to communicate will \"consult the receiver's protector\" "
+           "and \"the communication will be retried later\"), §2.2.1 node faults; our reading: a restarted "
+           "process's fetch is retried likewise", ("Termination",)),
     Mutant("sbml/no-rsn-gap-fill", "sbml", {"fill_rsn_gaps": False},
            "an RSN whose holder crashed with the receiver goes to a message the log does not name",
-           "Meyer 2014 §4.1.1 (partially logged messages in any order), §2.2.1 node faults", ("Termination",)),
+           "Meyer 2014 §4.1.1 (\"Partially logged messages will be send in any order\"), §2.2.1 node faults; "
+           "our reading for a node crash", ("Termination",)),
     Mutant("sbml/no-event-logging", "sbml", {"log_events": False},
            "the outcome of every reception is logged before the receiver sends",
-           "Bouteiller et al. 2013 §2.2 \"Event logging\"", ("NoOrphan", "FailureFreeEquivalence")),
+           "Bouteiller et al. 2013 §2.2 \"Event logging\" (\"no unlogged nondeterministic event can precede an "
+           "orphan message\"); Meyer 2014 §4.1.1", ("NoOrphan", "FailureFreeEquivalence")),
     Mutant("sbml/no-duplicate-suppression", "sbml", {"drop_duplicates": False},
-           "re-sent messages are discarded by SSN", "Meyer 2014 §2.2.4",
+           "re-sent messages are discarded by SSN", "Meyer 2014 §4.1.1 (SSN: \"used for duplicate message "
+           "suppression\"), §2.2.4 (duplicated messages)",
            ("NoDuplicateDelivery",)),
     Mutant("uncoordinated/no-logging", "sbml", {"log_events": False, "payload_copy_external": False},
            "independent checkpoints need logs, or rollbacks cascade (domino effect)",
@@ -129,7 +140,8 @@ MUTANTS: dict[str, Mutant] = {m.name: m for m in (
     Mutant("send-deterministic/ack-at-next-message", "send-deterministic", {"ack_checkpointed": False},
            "an acknowledgement names what the committed checkpoint holds, not what came before the message "
            "that triggers it (messages may arrive between a member's checkpoint and the commit)",
-           "Guermouche & Ropars 2011 Fig. 5 lines 29–31, 36–42; §3.1 coordinated group checkpoints", ("NoLostMessage",)),
+           "Guermouche & Ropars 2011 Fig. 5 lines 29–31, 36–42; §3.1 coordinated group checkpoints; our reading: "
+           "line 30 acks with the triggering message's (Ack, Date_send)", ("NoLostMessage",)),
     Mutant("send-deterministic/gc-off-by-one", "send-deterministic", {"gc_inclusive": True},
            "an acknowledgement deletes the logged messages dated strictly before its MaxDate",
            "Guermouche & Ropars 2011 §3.3, Fig. 5 lines 29–31, 40–42", ("NoLostMessage", "Termination")),
@@ -143,20 +155,22 @@ MUTANTS: dict[str, Mutant] = {m.name: m for m in (
     Mutant("send-deterministic/newer-epoch-mark-dropped", "send-deterministic", {"newer_mark_restarts": False},
            "a checkpoint mark of a newer epoch comes from a peer the group's restart already rolled back: it "
            "implies the receiver's rollback; dropped as stale, it never comes again and the wave never ends",
-           "Guermouche & Ropars 2011 §3.1, Fig. 5 lines 44–49 (the whole group restarts; coordinated inside it)",
+           "Guermouche & Ropars 2011 §3.1, Fig. 5 lines 44–49 (the whole group restarts; coordinated inside it); "
+           "our reading: the paper has no epochs or marks",
            ("Termination",)),
     Mutant("send-deterministic/next-wave-mark-dropped", "send-deterministic", {"next_wave_commits": False},
            "a checkpoint mark of the group's next wave that overtakes the commit of this one implies the "
            "commit (its sender joined only after it); counted with this wave's marks, the commit wipes it "
            "and the receiver is left out of the next wave",
-           "Guermouche & Ropars 2011 §3.1 (coordinated checkpoints inside a group: a wave after the commit)",
+           "Guermouche & Ropars 2011 §3.1 (coordinated checkpoints inside a group; our reading: a wave after the "
+           "commit)",
            ("Termination",)),
     Mutant("send-deterministic/second-restart-unanswered", "send-deterministic", {"concurrent_restarts": False},
            "a process still restarting that hears of another group's restart tells that group's process its own "
            "restart again (that process's rollback lost it), and the restart process counts orphans per "
            "(reporter, restarting process) once; else the first restart waits forever for an orphan report",
            "Guermouche & Ropars 2011 §2.1 (several faults at once), §3.2 (a restart process per group), "
-           "Fig. 5 lines 48–58, Fig. 6 lines 8–17", ("Termination",)),
+           "Fig. 5 lines 48–58, Fig. 6 lines 8–17; our reading for concurrent restarts", ("Termination",)),
     Mutant("send-deterministic/lost-on-rollback", "send-deterministic", {"resend_lost": False},
            "what a crash or rollback loses of another group's restart comes again: the checkpoint saves the "
            "buffer of messages for a restarting group, a restarted process awaits the groups it knew restarting "
@@ -164,7 +178,7 @@ MUTANTS: dict[str, Mutant] = {m.name: m for m in (
            "stale, a restart is told again with the date its re-execution reached; else, with two failures and "
            "a group checkpoint, a buffered message or an orphan's re-reception is lost and a restart never ends",
            "Guermouche & Ropars 2011 §2.1 (several faults at once), §3.2 (the buffer of new messages), "
-           "Fig. 5 lines 16, 37, 49–64", ("Termination",)),
+           "Fig. 5 lines 16, 37, 49–64; our reading for two failures", ("Termination",)),
     Mutant("send-deterministic/checkpoint-holds-a-message-past-its-cause", "send-deterministic",
            {"hold_external_until_commit": False},
            "a member that has taken its part of a group checkpoint sends nothing out of its group until the "
@@ -206,17 +220,19 @@ MUTANTS: dict[str, Mutant] = {m.name: m for m in (
            "a replayed reception matches the message its log entry names by message ID; queued as they "
            "come on unordered channels, a sender's messages stop the replay at the first out of order",
            "Bronevetsky et al., C3, \"Mechanism: Control Information\", \"Mechanism: The Log\", "
-           "\"Additional Issues\" (non-FIFO channels)", ("Termination",)),
+           "\"Additional Issues\" (non-FIFO channels); our reading: the slides do not say how a replay matches",
+           ("Termination",)),
     Mutant("app-level/checkpoint-drops-suppressions", "app-level", {"checkpoint_suppressions": False},
            "a checkpoint taken between a recovery and the suppressed re-sends keeps the suppressions "
            "still owed; without them a second rollback to it re-sends an early message its receiver "
            "already has (two failures)",
-           "Bronevetsky et al., C3, \"Handling Early Messages\", \"The Global View\"",
-           ("NoDuplicateDelivery",)),
+           "Bronevetsky et al., C3, \"Handling Early Messages\", \"The Global View\"; our reading: the slides "
+           "do not cover this case", ("NoDuplicateDelivery",)),
     Mutant("app-level/stale-rollback-is-a-failure", "app-level", {"stale_rollback_is_a_failure": True},
            "a rollback naming only restarts the incarnation has recovered from is no new failure; taking it for "
            "one starts an incarnation that every rollback still in flight outdates again: a rollback storm",
-           "Bronevetsky et al., C3, \"The Global View\" (a failure rolls every process back to the line, once)",
+           "Bronevetsky et al., C3, \"The Global View\" (\"A failure in Epoch n means all processes roll back to "
+           "the prior recovery line\"; our reading: once)",
            ("RecoveryBound",), extra={"unbounded": "the incarnations grow without end: its state graph is infinite"}),
     # Meyer 2014 (Meyer's thesis): the digest's list, numbered as there
     Mutant("hmpl/no-wildcard-block", "hmpl", {"block_on_wildcard": False},
@@ -250,10 +266,13 @@ MUTANTS: dict[str, Mutant] = {m.name: m for m in (
            "Meyer 2014 §4.2.2, §4.2.4; §2.3 (RADIC)", ("LoggerPlacement", "NoLostMessage", "Termination")),
     Mutant("hmpl/no-sender-tb", "hmpl", {"sender_tb": False},
            "the sender keeps M in its TB until the receiver's logging ends (8)",
-           "Meyer 2014 §4.2.1, §4.2.2 (t2–t4)", ("NoLostMessage", "Termination")),
+           "Meyer 2014 §4.2 (\"a pessimistic sender-based logging is used to temporarily save messages\"), "
+           "§4.2.2 (t2–t4)", ("NoLostMessage", "Termination")),
     Mutant("hmpl/competing-erasure-any-sender", "hmpl", {"competing_erasure": "any-sender"},
            "a competing sender's unconfirmed TB entry goes only after a later message from it is confirmed (9)",
-           "Meyer 2014 §4.2.3 (the other reading)", ("ErasureOrder", "NoLostMessage", "Termination")),
+           "Meyer 2014 §4.2.3 (\"after the receiver process confirms the reception of a subsequent message\": "
+           "ambiguous; our reading is the own-sender one, the mutant the other)",
+           ("ErasureOrder", "NoLostMessage", "Termination")),
     Mutant("rbml/send-before-logged", "rbml", {"block_sends_until_logged": False},
            "the RBML receiver sends nothing until its logger confirms every reception (10)",
            "Meyer 2014 §4.1.2", ("NoOrphan", "FailureFreeEquivalence")),
@@ -265,10 +284,12 @@ MUTANTS: dict[str, Mutant] = {m.name: m for m in (
            "Meyer 2014 §4.1.1", ("NoOrphan", "FailureFreeEquivalence", "Termination")),
     Mutant("hmpl/checkpoint-without-flush", "hmpl", {"flush_before_checkpoint": False},
            "a process checkpoints with its channel to the logger flushed (12)",
-           "Meyer 2014 §4.1.2, §4.3", ("BuffersErased", "Termination", "ErasureOrder", "GCBehindCheckpoint")),
+           "Meyer 2014 §2.3.4 (\"all communication channels are flushed\" before a checkpoint); our reading: "
+           "the receiver TB too", ("BuffersErased", "Termination", "ErasureOrder", "GCBehindCheckpoint")),
     Mutant("hmpl/gc-before-durable-checkpoint", "hmpl", {"gc_after_durable": False},
            "the log is collected only behind a durable checkpoint (13)",
-           "Meyer 2014 §4.1.1, §4.1.2", ("GCBehindCheckpoint", "NoLostMessage", "Termination")),
+           "Meyer 2014 §4.1.1, §4.1.2 (the log is deleted after a checkpoint); our reading: only once it is "
+           "durable", ("GCBehindCheckpoint", "NoLostMessage", "Termination")),
     Mutant("sbml/node-crash-takes-sender-and-receiver", "sbml", {},
            "a determinant survives the failure: SBML keeps it in its sender's volatile memory, so it survives one "
            "failed process, not a node crash that takes a receiver with a sender on its node (outside the thesis's "
@@ -284,7 +305,8 @@ MUTANTS: dict[str, Mutant] = {m.name: m for m in (
     Mutant("hmpl/wildcard-rule-any-source-only", "hmpl", {"log_choices": False},
            "every non-deterministic event (Waitany/Testany outcomes, probes), not only ANY_SOURCE, is "
            "logged before the process goes on (15)",
-           "Meyer 2014 §4.2.3 (piecewise determinism, §4.1)", ("NoOrphan", "FailureFreeEquivalence")),
+           "Meyer 2014 §4.2.3 (ANY_SOURCE as \"the main source of non-determinism\"), §4.1 (piecewise "
+           "determinism); our reading: the rule extends to the others", ("NoOrphan", "FailureFreeEquivalence")),
     # Model-level mutants: the model's own semantics set wrong (checker/model/system.py MODEL_KNOBS), run
     # under a correct protocol. They show the properties, not golden files, pin the model's rules.
     # (A crash that keeps the packets addressed to the dead process for its next incarnation is not
@@ -296,7 +318,8 @@ MUTANTS: dict[str, Mutant] = {m.name: m for m in (
            ("NoDuplicateDelivery",), extra={"model": {"crash_drops_queue": False}}),
     Mutant("model/rollback-keeps-app-state", "coordinated", {},
            "a rollback restores the application's state from the checkpoint image",
-           "docs/design.md §2; Bouteiller et al. 2013 §2.1 (a recovery line restores each process)",
+           "docs/design.md §2; Bouteiller et al. 2013 §2.1 (a checkpoint is \"used to restore the process in case "
+           "of failure\")",
            ("NoLostMessage", "FailureFreeEquivalence", "Termination"),
            extra={"model": {"rollback_restores_app": False}}),
     Mutant("model/image-without-data", "coordinated", {},
@@ -305,7 +328,8 @@ MUTANTS: dict[str, Mutant] = {m.name: m for m in (
            ("FailureFreeEquivalence",), extra={"model": {"image_holds_data": False}}),
     Mutant("model/fifo-reorders", "chandy-lamport", {},
            "a FIFO channel delivers its oldest packet first (the markers' precondition)",
-           "docs/design.md §2; Chandy and Lamport, TOCS 1985 (FIFO channels)",
+           "docs/design.md §2; Chandy and Lamport, TOCS 1985 (FIFO channels, as in Pingali's C3 slides "
+           "\"Chandy-Lamport protocol\")",
            ("NoInTransitInGroup", "NoLostMessage", "Termination"), extra={"model": {"fifo_in_order": False}}),
 )}
 
