@@ -328,7 +328,8 @@ class ReceiverBased(Protocol):
         out: tuple = ()
         if self.retry_fetch and vol.stage == "fetch" and p in vol.awaiting:
             # p restarted too (a node crash takes both): what q asked of it died
-            # with it; ask again (RADIC §2.3: "ask its protector and retry")
+            # with it; ask again (our reading of Meyer 2014 §2.3.4, RADIC: a failed
+            # communication will "consult the receiver's protector" and is "retried later")
             out += (Send(Packet(q, p, "fetch", (vol.rsn, vol.tssn[p]))), Note("fetch_retried"))
         if self.logger_drops_unacked:
             kept = tuple(e for e in entries if e[4])
