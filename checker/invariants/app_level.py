@@ -101,10 +101,12 @@ def _classify(judge, after, o) -> None:
 
 register(
     Property("LogEndNoBackwardCrossing",
-             "Bronevetsky et al., C3 Log-End line: no message sent after its sender stopped logging is received while its "
-             "receiver still logs that epoch", (PROTOCOL,), transition=no_backward_crossing),
+             "Bronevetsky et al., C3 slides, \"Log-End Line\": “No message may cross Log-End line backwards”; our "
+             "reading: no message sent after its sender stopped logging is received while its receiver still logs that "
+             "epoch", (PROTOCOL,), transition=no_backward_crossing),
     Property("LogEndNoLateCrossing",
-             "Bronevetsky et al., C3 Log-End line: every late message is received before its receiver stops logging "
-             "(witnesses: past, late, early and future messages at each rollback)", (PROTOCOL,),
+             "Bronevetsky et al., C3 slides, \"Log-End Line\": “No late message may cross Log-End line”; our reading: "
+             "every late message is received before its receiver stops logging (witnesses: past, late, early and "
+             "future messages at each rollback)", (PROTOCOL,),
              transition=no_late_crossing),
 )

@@ -9,6 +9,7 @@ from rrcheck.checker.invariants.general import Property, register
 
 register(Property(
     "Theorem1",
-    "Bouteiller et al. Theorem 1: at a rollback of a correlated set, no internal message is in transit at its "
-    "recovery line (the correlated-set reading of NoInTransitInGroup)",
+    "Bouteiller et al. 2013 §3.2.1, Theorem 1 (“There is no recovery set containing an in-transit message between "
+    "two processes of the same correlated set”), as we check it: at a rollback of a correlated set, no internal "
+    "message is in transit at its recovery line (the correlated-set reading of NoInTransitInGroup)",
     ("correlated-set",), refines="NoInTransitInGroup"))

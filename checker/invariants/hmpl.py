@@ -243,16 +243,18 @@ def buffers_erased(judge, s):
 
 
 register(
-    Property("ErasureOrder", "HMPL P2: temporary-buffer entries are erased only once the message is safe at the "
-             "receiver's logger (t6 before t7)", LOGGING, transition=erasure_order),
-    Property("LoggedOnce", "HMPL P7: each (sender, SSN) is logged once, with a unique RSN", LOGGING,
-             state=logged_once),
-    Property("LoggerPlacement", "HMPL P8: a process's logger is never on its own node", FAMILY,
-             state=logger_placement),
-    Property("GCBehindCheckpoint", "HMPL P9: the log is garbage-collected only behind a durable checkpoint",
-             LOGGING, transition=gc_behind_checkpoint),
-    Property("TBBound", "HMPL P10: in failure-free runs a temporary buffer holds only messages still being logged",
-             FAMILY, state=tb_bound),
-    Property("BuffersErased", "HMPL P11: under no failure during recovery, every run ends with every recovery "
-             "over and every temporary-buffer entry erased", FAMILY, terminal=buffers_erased),
+    Property("ErasureOrder", "HMPL P2 (our property, from Meyer 2014 §4.2.2, Fig. 4.4): temporary-buffer entries "
+             "are erased only once the message is safe at the receiver's logger (t6 before t7)", LOGGING,
+             transition=erasure_order),
+    Property("LoggedOnce", "HMPL P7 (our property, from Meyer 2014 §4.2.2's SSN check): each (sender, SSN) is "
+             "logged once, with a unique RSN", LOGGING, state=logged_once),
+    Property("LoggerPlacement", "HMPL P8 (our property, from Meyer 2014 §4.2.2, §4.2.4: the logger is on another "
+             "node): a process's logger is never on its own node", FAMILY, state=logger_placement),
+    Property("GCBehindCheckpoint", "HMPL P9 (our property, from Meyer 2014 §4.1.2): the log is garbage-collected "
+             "only behind a durable checkpoint", LOGGING, transition=gc_behind_checkpoint),
+    Property("TBBound", "HMPL P10 (our reading of Meyer 2014 §4.2.4's bound on the sender's buffer): in "
+             "failure-free runs a temporary buffer holds only messages still being logged", FAMILY, state=tb_bound),
+    Property("BuffersErased", "HMPL P11 (our property, under Meyer 2014 §2.2.1's assumption of no failure during "
+             "recovery): every run ends with every recovery over and every temporary-buffer entry erased", FAMILY,
+             terminal=buffers_erased),
 )

@@ -75,9 +75,11 @@ def restart_terminal(judge, s):
 
 register(
     Property("CausalReplayOrder",
-             "Guermouche & Ropars 2011 §3.2: no process delivers a message causally after a send of its own group that the "
-             "group's re-execution has not made again", PROTOCOLS, transition=causal_transition),
+             "our reading of Guermouche & Ropars 2011 §3.2 (a message that depends on another is not re-sent before "
+             "that one is received), checked on deliveries: no process delivers a message causally after a send of its "
+             "own group that the group's re-execution has not made again", PROTOCOLS, transition=causal_transition),
     Property("RestartTermination",
-             "Guermouche & Ropars 2011 Fig. 5–6: every restart ends; no process is left restarting, counting a group as "
+             "every restart of Guermouche & Ropars 2011 Fig. 5–6 ends (Fig. 6 lines 23–24, Fig. 5 lines 60–64; a "
+             "liveness property of ours, the paper states none): no process is left restarting, counting a group as "
              "restarting or buffering messages for it", PROTOCOLS, terminal=restart_terminal),
 )

@@ -81,7 +81,7 @@ def master_worker(n: int = 3, nodes: int = 2, rounds: int = 1) -> Workload:
 
 def pingpong(n: int = 2, nodes: int = 2, rounds: int = 2) -> Workload:
     """NetPIPE-like ping-pong between P0 and P1, ``rounds`` times (Bouteiller et al. 2013
-    §4.2.2; Meyer 2014 §5.1.2)."""
+    §4.2.2; Meyer 2014 §4.3)."""
     progs = [tuple(x for _ in range(rounds) for x in (send(1), recv(1))),
              tuple(x for _ in range(rounds) for x in (recv(0), send(0)))]
     progs += [() for _ in range(2, n)]
@@ -102,7 +102,7 @@ def fig1(n: int = 3, nodes: int = 3) -> Workload:
     labels = {(0, 1, 0): "m1", (1, 2, 0): "m2", (0, 1, 1): "m3", (2, 1, 0): "m4", (1, 0, 0): "m5"}
     return Workload("fig1", progs, NON_DETERMINISTIC, (0, 1, 2),
                     "Bouteiller et al. 2013 Fig. 1: in-transit m3, m4 and orphan m5 around P1's checkpoint",
-                    "000 §2.1, Fig. 1", labels=labels)
+                    "Bouteiller et al. 2013 §2.1, Fig. 1", labels=labels)
 
 
 def fig2(n: int = 5, nodes: int = 2) -> Workload:
@@ -119,7 +119,7 @@ def fig2(n: int = 5, nodes: int = 2) -> Workload:
     labels = {(3, 0, 0): "m1", (4, 1, 0): "m2", (0, 2, 0): "m3", (1, 2, 0): "m4", (2, 4, 0): "m5"}
     return Workload("fig2", progs, NON_DETERMINISTIC, (0, 0, 0, 1, 1),
                     "Bouteiller et al. 2013 Fig. 2: ingoing m1, m2, internal m3, m4, outgoing m5 that depends on their order",
-                    "000 §3.2, Fig. 2", labels=labels)
+                    "Bouteiller et al. 2013 §3.2, Fig. 2", labels=labels)
 
 
 def theorem2(n: int = 4, nodes: int = 2) -> Workload:
@@ -130,7 +130,7 @@ def theorem2(n: int = 4, nodes: int = 2) -> Workload:
     labels = {(0, 1, 0): "m3", (2, 1, 0): "m1", (1, 3, 0): "m5"}
     return Workload("theorem2", progs, NON_DETERMINISTIC, (0, 0, 1, 1),
                     "Bouteiller et al. 2013 Theorem 2: an internal reception's order flows into an outgoing message",
-                    "000 §3.2.2", labels=labels)
+                    "Bouteiller et al. 2013 §3.2.2, Theorem 2", labels=labels)
 
 
 def theorem2_three(n: int = 4, nodes: int = 2) -> Workload:
@@ -142,7 +142,7 @@ def theorem2_three(n: int = 4, nodes: int = 2) -> Workload:
     labels = {(0, 2, 0): "m3", (1, 2, 0): "m4", (2, 3, 0): "m5"}
     return Workload("theorem2_three", progs, NON_DETERMINISTIC, (0, 0, 0, 1),
                     "Bouteiller et al. 2013 Theorem 2 in a set of three: two internal receptions' order flows out",
-                    "000 §3.2.2", labels=labels)
+                    "Bouteiller et al. 2013 §3.2.2, Theorem 2", labels=labels)
 
 
 def pairs(n: int = 4, nodes: int = 2) -> Workload:
@@ -176,7 +176,8 @@ def sd_ack(n: int = 3, nodes: int = 2) -> Workload:
     progs = ((), (recv(2), recv(2)), (send(1), send(1)))
     return Workload("sd_ack", progs, DETERMINISTIC, (0, 0, 1),
                     "a message from another group between a member's checkpoint and the commit",
-                    "003 Fig. 5 lines 29–42", labels={(2, 1, 0): "m1", (2, 1, 1): "m2"})
+                    "Guermouche and Ropars 2011 §3.3, Fig. 5 lines 29–31, 36–42",
+                    labels={(2, 1, 0): "m1", (2, 1, 1): "m2"})
 
 
 def sd_fig2(n: int = 7, nodes: int = 2) -> Workload:
@@ -200,8 +201,9 @@ def sd_fig2(n: int = 7, nodes: int = 2) -> Workload:
     labels = {(3, 2, 0): "m1", (2, 0, 0): "m2", (2, 3, 0): "m3", (3, 4, 0): "m4", (4, 6, 0): "m5",
               (5, 6, 0): "m6", (6, 1, 0): "m7", (1, 0, 0): "m8"}
     return Workload("sd_fig2", progs, SEND_DETERMINISTIC, (0, 0, 0, 1, 1, 1, 1),
-                    "Guermouche & Ropars 2011 Fig. 2: groups p1–p3 and p4–p7, phases 2 and 3, orphan m3, logged m1 and m7",
-                    "003 §3.1–3.2, Fig. 2", group_of=(0, 0, 0, 1, 1, 1, 1), labels=labels)
+                    "Guermouche & Ropars 2011 Fig. 2 (our reconstruction from the prose): "
+                    "groups p1–p3 and p4–p7, phases 2 and 3, orphan m3, logged m1 and m7",
+                    "Guermouche and Ropars 2011 §3.1–3.2, Fig. 2", group_of=(0, 0, 0, 1, 1, 1, 1), labels=labels)
 
 
 def sd_phases(n: int = 3, nodes: int = 2) -> Workload:
@@ -211,8 +213,8 @@ def sd_phases(n: int = 3, nodes: int = 2) -> Workload:
     progs = ((recv(2), send(2)), (recv(2),), (send(0), recv(0), send(1)))
     labels = {(2, 0, 0): "m1", (0, 2, 0): "m3", (2, 1, 0): "m7"}
     return Workload("sd_phases", progs, DETERMINISTIC, (0, 0, 1),
-                    "Guermouche & Ropars 2011 Fig. 2 in three processes: m7 depends on the orphan m3",
-                    "003 §3.2", group_of=(0, 0, 1), labels=labels)
+                    "Guermouche & Ropars 2011 Fig. 2 cut to three processes (ours): m7 depends on the orphan m3",
+                    "Guermouche and Ropars 2011 §3.2", group_of=(0, 0, 1), labels=labels)
 
 
 def sd_told_again(n: int = 3, nodes: int = 2) -> Workload:
@@ -234,7 +236,8 @@ def sd_burst(n: int = 2, nodes: int = 2) -> Workload:
     checkpoint, acknowledged by it (lines 29–31, 40–42)."""
     return Workload("sd_burst", ((send(1), send(1)), (recv(0), recv(0))), DETERMINISTIC, (0, 1),
                     "two messages in a row to a process of another group",
-                    "003 §3.2–3.3", labels={(0, 1, 0): "m1", (0, 1, 1): "m2"})
+                    "Guermouche and Ropars 2011 §3.2–3.3, Fig. 5 lines 15–16, 29–31, 40–42",
+                    labels={(0, 1, 0): "m1", (0, 1, 1): "m2"})
 
 
 def sd_orphan_path(n: int = 3, nodes: int = 2) -> Workload:
@@ -242,7 +245,8 @@ def sd_orphan_path(n: int = 3, nodes: int = 2) -> Workload:
     restarts, and P2's m7 to the group's leader P0 follows it. With two
     failures a replay of m7 from an older restart can reach P0 after a newer
     restart began, ahead of o sent again (Guermouche and Ropars 2011 Fig. 6
-    line 22: a replay of a restart that is over is dropped). With one failure
+    line 22 replays; that a replay of a restart a later one replaced is dropped
+    is our reading 15 of protocols/send_deterministic.py). With one failure
     and a checkpoint it shows the open finding of docs/send-deterministic.md."""
     progs = ((recv(2),), (send(2),), (recv(1), send(0)))
     return Workload("sd_orphan_path", progs, DETERMINISTIC, (0, 0, 1),
@@ -276,7 +280,8 @@ def c3_epochs(n: int = 2, nodes: int = 2) -> Workload:
     labels = {(0, 1, 0): "m1", (1, 0, 0): "m2", (0, 1, 1): "m3"}
     return Workload("c3_epochs", progs, NON_DETERMINISTIC, (0, 1),
                     "Bronevetsky et al., C3: late, early and intra-epoch messages around checkpoints at program sites",
-                    "001, Possible Types of Messages", fifo=False, labels=labels)
+                    "Bronevetsky et al., C3 slides (Pingali), \"Possible Types of Messages\"",
+                    fifo=False, labels=labels)
 
 
 def c3_two_epochs(n: int = 2, nodes: int = 2) -> Workload:
@@ -286,7 +291,8 @@ def c3_two_epochs(n: int = 2, nodes: int = 2) -> Workload:
     progs = ((SITE, send(1), SITE, recv(1)), (SITE, recv(0), SITE, send(0)))
     return Workload("c3_two_epochs", progs, DETERMINISTIC, (0, 1),
                     "Bronevetsky et al., C3: two successive epochs with a message in each",
-                    "001, The Global View", fifo=False, labels={(0, 1, 0): "m1", (1, 0, 0): "m2"})
+                    "Bronevetsky et al., C3 slides (Pingali), \"The Global View\"",
+                    fifo=False, labels={(0, 1, 0): "m1", (1, 0, 0): "m2"})
 
 
 def c3_collectives(n: int = 2, nodes: int = 2) -> Workload:
@@ -298,7 +304,7 @@ def c3_collectives(n: int = 2, nodes: int = 2) -> Workload:
              (SITE, coll("reduce", 1), coll("bcast", 0), SITE, coll("alltoall"), SITE, coll("barrier"), recv(0)))
     return Workload("c3_collectives", progs, DETERMINISTIC, (0, 1),
                     "Bronevetsky et al., C3: one collective of each class around application-level checkpoints",
-                    "001, Collective Communication", fifo=False)
+                    "Bronevetsky et al., C3 slides (Pingali), \"Collective Communication\"", fifo=False)
 
 
 def c3_bcast_root(n: int = 2, nodes: int = 2) -> Workload:
@@ -311,7 +317,8 @@ def c3_bcast_root(n: int = 2, nodes: int = 2) -> Workload:
     progs = ((SITE, coll("bcast", 1), recv(1)), (SITE, coll("bcast", 1), send(0)))
     return Workload("c3_bcast_root", progs, DETERMINISTIC, (0, 1),
                     "Bronevetsky et al., C3: a bcast from a process still logging to one that has stopped",
-                    "001, Collective Communication", fifo=False, labels={(1, 0, 0): "m1"})
+                    "Bronevetsky et al., C3 slides (Pingali), \"Collective Communication\"",
+                    fifo=False, labels={(1, 0, 0): "m1"})
 
 
 def c3_two_late(n: int = 3, nodes: int = 3) -> Workload:
@@ -322,7 +329,8 @@ def c3_two_late(n: int = 3, nodes: int = 3) -> Workload:
     progs = ((SITE, recv(1), recv(2)), (send(0), SITE), (send(0), SITE))
     return Workload("c3_two_late", progs, DETERMINISTIC, (0, 1, 2),
                     "Bronevetsky et al., C3: late messages from two senders to one receiver",
-                    "001, Handling Late Messages", fifo=False, labels={(1, 0, 0): "m1", (2, 0, 0): "m2"})
+                    "Bronevetsky et al., C3 slides (Pingali), \"Handling Late Messages\"",
+                    fifo=False, labels={(1, 0, 0): "m1", (2, 0, 0): "m2"})
 
 
 def c3_same_sender(n: int = 2, nodes: int = 2) -> Workload:
@@ -335,7 +343,7 @@ def c3_same_sender(n: int = 2, nodes: int = 2) -> Workload:
     progs = ((SITE, recv(1), recv(1), recv(1)), (send(0), SITE, send(0), send(0)))
     return Workload("c3_same_sender", progs, SEND_DETERMINISTIC, (0, 1),
                     "Bronevetsky et al., C3: three messages from one sender replayed in their logged order",
-                    "001, Mechanism: Control Information", fifo=False,
+                    "Bronevetsky et al., C3 slides (Pingali), \"Mechanism: Control Information\"", fifo=False,
                     labels={(1, 0, 0): "m1", (1, 0, 1): "m2", (1, 0, 2): "m3"})
 
 
@@ -346,7 +354,7 @@ def c3_any_source(n: int = 3, nodes: int = 3) -> Workload:
     progs = ((SITE, recv(ANY), recv(ANY), send(1)), (send(0), SITE, recv(0)), (send(0), SITE))
     return Workload("c3_any_source", progs, NON_DETERMINISTIC, (0, 1, 2),
                     "Bronevetsky et al., C3: an ANY_SOURCE order logged during the logging phase",
-                    "001, Mechanism: The Log")
+                    "Bronevetsky et al., C3 slides (Pingali), \"Mechanism: The Log\"")
 
 
 def c3_resuppress(n: int = 2, nodes: int = 2) -> Workload:
@@ -361,7 +369,8 @@ def c3_resuppress(n: int = 2, nodes: int = 2) -> Workload:
     progs = ((SITE, send(1), send(1)), (SITE, recv(0), SITE, recv(0)))
     return Workload("c3_resuppress", progs, DETERMINISTIC, (0, 1),
                     "Bronevetsky et al., C3: an early message whose suppression is owed across a checkpoint",
-                    "001, Handling Early Messages", labels={(0, 1, 0): "m1", (0, 1, 1): "m2"})
+                    "Bronevetsky et al., C3 slides (Pingali), \"Handling Early Messages\"",
+                    labels={(0, 1, 0): "m1", (0, 1, 1): "m2"})
 
 
 def c3_site_in_replay(n: int = 2, nodes: int = 2) -> Workload:
@@ -376,7 +385,7 @@ def c3_site_in_replay(n: int = 2, nodes: int = 2) -> Workload:
     progs = ((SITE, SITE, send(1)), (SITE, SITE, nondet(2), recv(0)))
     return Workload("c3_site_in_replay", progs, SEND_DETERMINISTIC, (0, 1),
                     "Bronevetsky et al., C3: a checkpoint site reached while the log of the line before is replayed",
-                    "001, Mechanism: The Log", labels={(0, 1, 0): "m1"})
+                    "Bronevetsky et al., C3 slides (Pingali), \"Mechanism: The Log\"", labels={(0, 1, 0): "m1"})
 
 
 def c3_ok_overtakes_stop(n: int = 3, nodes: int = 3) -> Workload:
@@ -390,7 +399,7 @@ def c3_ok_overtakes_stop(n: int = 3, nodes: int = 3) -> Workload:
     progs = ((SITE, SITE), (SITE, SITE), (SITE, SITE))
     return Workload("c3_ok_overtakes_stop", progs, DETERMINISTIC, (0, 1, 2),
                     "Bronevetsky et al., C3: Chkpt_Ok of the next line overtakes Stop_logging of this one",
-                    "001, High-level view (IV)", fifo=False)
+                    "Bronevetsky et al., C3 slides (Pingali), \"High-level view of our protocol: (IV)\"", fifo=False)
 
 
 def fig46(n: int = 4, nodes: int = 4) -> Workload:
@@ -408,7 +417,7 @@ def fig46(n: int = 4, nodes: int = 4) -> Workload:
     labels = {(0, 1, 0): "M1", (0, 1, 1): "M2", (2, 1, 0): "M2''", (1, 3, 0): "M3"}
     return Workload("fig46", progs, NON_DETERMINISTIC, (0, 1, 2, 3),
                     "Meyer 2014 Fig. 4.6: a wildcard reception, a competing sender, and M3 to P4",
-                    "004 §4.2.3, Fig. 4.6", labels=labels)
+                    "Meyer 2014 §4.2.3, Fig. 4.6", labels=labels)
 
 
 def wildcard_race(n: int = 3, nodes: int = 3) -> Workload:
@@ -418,7 +427,7 @@ def wildcard_race(n: int = 3, nodes: int = 3) -> Workload:
     progs = ((recv(ANY), send(1), recv(ANY)), (send(0), recv(0)), (send(0),))
     return Workload("wildcard_race", progs, NON_DETERMINISTIC, (0, 1, 2),
                     "two senders race to a wildcard receive whose answer depends on the winner",
-                    "004 Meyer 2014 §4.1.2, §4.2.3", labels={(1, 0, 0): "m1", (2, 0, 0): "m2", (0, 1, 0): "m3"})
+                    "Meyer 2014 §4.1.2, §4.2.3", labels={(1, 0, 0): "m1", (2, 0, 0): "m2", (0, 1, 0): "m3"})
 
 
 def node_handoff(n: int = 3, nodes: int = 2) -> Workload:
@@ -428,7 +437,7 @@ def node_handoff(n: int = 3, nodes: int = 2) -> Workload:
     together (Meyer 2014 §2.2.1: permanent node faults)."""
     progs = ((send(1), SITE), (recv(0),), ())
     return Workload("node_handoff", progs, DETERMINISTIC, (0, 0, 1),
-                    "a send inside a node whose logger is on the other node", "004 Meyer 2014 §2.2.1, §2.3",
+                    "a send inside a node whose logger is on the other node", "Meyer 2014 §2.2.1, §2.3",
                     labels={(0, 1, 0): "m1"})
 
 
@@ -439,7 +448,7 @@ def node_rsn_gap(n: int = 3, nodes: int = 2) -> Workload:
     before RSN 2 (Meyer 2014 §4.1.1, §2.2.1)."""
     progs = ((recv(1), recv(2)), (send(0),), (send(0),))
     return Workload("node_rsn_gap", progs, DETERMINISTIC, (0, 0, 1),
-                    "an RSN held on the crashed node, the next one on the other", "004 Meyer 2014 §4.1.1, §2.2.1",
+                    "an RSN held on the crashed node, the next one on the other", "Meyer 2014 §4.1.1, §2.2.1",
                     labels={(1, 0, 0): "m1", (2, 0, 0): "m2"})
 
 
@@ -458,7 +467,8 @@ def node_rsn_last(n: int = 3, nodes: int = 2) -> Workload:
 
 
 def testany(n: int = 3, nodes: int = 3) -> Workload:
-    """Non-determinism other than ANY_SOURCE (Meyer 2014, ch. 4, mutant 15): P1
+    """Non-determinism other than ANY_SOURCE (our derived mutant 15: Meyer 2014
+    §4.2.3 names only the wildcard MPI_ANY_SOURCE as non-determinism): P1
     receives from P0, takes a Waitany/Testany-like outcome (``nondet``) and
     sends P2 a message that depends on it."""
     progs = ((send(1),), (recv(0), nondet(2), send(2)), (recv(1),))
@@ -662,7 +672,7 @@ def _collectives(kind: str, hierarchical: bool, n: int, nodes: int, iters: int) 
     name = ("hier_" if hierarchical else "flat_") + kind
     return Workload(name, progs, DETERMINISTIC, node_of,
                     f"{kind} over a {style}, rooted at rank k mod n in iteration k (the MPI runtime's {name})",
-                    "000 §4.4")
+                    "Bouteiller et al. 2013 §4.4")
 
 
 def hier_bcast(n: int = 4, nodes: int = 2, iters: int = 1) -> Workload:
