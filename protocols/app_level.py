@@ -139,7 +139,8 @@ class AppLevel(Protocol):
     scope = "all"
     RECOVERY_BOUND = ("a failure rolls every process back once per victim: each rollback takes in a restart "
                       "its incarnation had not recovered from (the C3 slides, \"The Global View\")")
-    source = "Pingali, Application-Level Fault Tolerance for MPI Programs (slides on C3, Bronevetsky et al.): The Protocol, Log-End Line, Collective Communication"
+    source = ("Pingali, Application-Level Fault Tolerance for MPI Programs (slides on C3, Bronevetsky et al.): "
+              "The Protocol, Log-End Line, Collective Communication")
     RECOVERY_KINDS = frozenset({"rollback", "suppress"})
     at_sites = True  # "Application-level checkpoints can only be taken at certain places"
     KNOBS = {"log_late": True, "suppress_early": True, "log_nondet": True,
