@@ -50,7 +50,8 @@ STEPS: dict[str, tuple[tuple[str, Scenario], ...]] = {
     "log-end": (("app-level", Scenario("c3_collectives", at_sites=True, crash_kinds=("process",), failures=0)),
                 ("app-level", Scenario("c3_epochs", at_sites=True, failures=0))),
     "chandy-lamport": (("chandy-lamport", Scenario("ring", 2, 2, failures=0)),
-                       ("chandy-lamport", Scenario("pingpong", 2, 2, failures=0))),
+                       ("chandy-lamport", Scenario("pingpong", 2, 2, failures=0)),
+                       ("chandy-lamport", Scenario("any_source_race", 3, 2, failures=0, checkpoints=1))),
 }
 
 
