@@ -86,7 +86,7 @@ def test_a_fingerprint_collision_is_one_line_and_no_verdict(monkeypatch, tmp_pat
     from rrcheck.checker.explicit import parallel
     from rrcheck.cli import main
 
-    def collide(system, conns, base):
+    def collide(system, conns, base, reduce):
         raise parallel.FingerprintCollision(f"the path to fingerprint {base:#x} replays to another state")
     monkeypatch.setattr(parallel, "_path", collide)
     argv = ["check", "--mutant", "hmpl/no-wildcard-block", "--workers", "2", "--out", str(tmp_path), "--no-progress"]

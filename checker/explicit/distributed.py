@@ -241,7 +241,8 @@ def main(jobf: str, resf: str) -> int:
             raise RuntimeError("the ranks hash states differently: they need one PYTHONHASHSEED (mpiexec -x "
                                "PYTHONHASHSEED), one Python build and no address randomisation (setarch -R, "
                                "from util-linux)")
-        r = P._coordinate(system, workers, t0, job["max_states"], job["time_limit"], Progress(False), "bfs")
+        r = P._coordinate(system, workers, t0, job["max_states"], job["time_limit"], Progress(False), "bfs",
+                          reduce=job["reduce"])
         out = {"verdict": r.verdict, "states": r.states, "transitions": r.transitions, "depth": r.depth,
                "seconds": r.seconds, "witnesses": r.witnesses, "reason": r.reason,
                "violation": r.violation.as_dict() if r.violation else None,

@@ -27,17 +27,22 @@ from __future__ import annotations
 
 import multiprocessing as mp
 import signal
+import tempfile
 import time
 from array import array
 from collections import Counter
 from multiprocessing.connection import wait as mp_wait
 
+import numpy as np
+
 from rrcheck.errors import FingerprintCollision
+from rrcheck.checker.explicit.fpset import FPSet, fingerprints
 from rrcheck.checker.explicit.progress import Interrupted, MemoryGuard, Progress, explored
 from rrcheck.checker.invariants.verdict import Result
 from rrcheck.checker.model.system import CRASHES
 
 _J = 24  # a discovery key is one integer: the parent's rank << _J | the successor's index
+_BATCH = 4096  # new candidates met before the worker looks them up in its visited set, all at once
 
 
 def _split(key: int) -> tuple[int, int]:
@@ -68,7 +73,7 @@ def explore_parallel(system, judge, workers: int, max_states: int | None = None,
     pids = [p.pid for p in procs]
     try:
         return _coordinate(system, conns, t0, max_states, time_limit, Progress(progress, pids), strategy="bfs",
-                           memory=MemoryGuard(memory_limit, pids), halt=halt)
+                           memory=MemoryGuard(memory_limit, pids), halt=halt, reduce=reduce)
     except BaseException:  # an interrupt or an error: busy workers would finish their generation first
         for p in procs:
             p.terminate()
@@ -118,7 +123,8 @@ def _arrivals(conns, waiting: list[int], timeout: float | None = None) -> list[t
 _SPREAD = "use --mpi --hostfile to spread it over more machines, or --memory-limit to raise it"
 
 
-def _coordinate(system, conns, t0, max_states, time_limit, prog, strategy, memory=None, halt=None) -> Result:
+def _coordinate(system, conns, t0, max_states, time_limit, prog, strategy, memory=None, halt=None,
+                reduce: bool = True) -> Result:
     """The search, one generation at a time; ``memory`` (a MemoryGuard, with
     ``halt`` the workers' flag; neither over MPI) is read while they expand."""
     states, transitions, depth, queue = 0, 0, 0, 0
@@ -142,7 +148,7 @@ def _coordinate(system, conns, t0, max_states, time_limit, prog, strategy, memor
                 states += sum(c["states"] for c in cut)
                 transitions += sum(c["transitions"] for c in cut)
                 depth = max([depth] + [c["depth"] for c in cut])
-                trace = _path(system, conns, base) + list(suffix)
+                trace = _path(system, conns, base, reduce) + list(suffix)
                 prog.close()
                 return Result("violation", states, transitions, depth, time.perf_counter() - t0,
                               _witnesses(conns), strategy, v, trace, collision_probability=_birthday(states))
@@ -220,23 +226,71 @@ def _balance(counts: list[int], costs: list[float] | None = None, slack: float =
     return give
 
 
-def _path(system, conns, base) -> list:
+def _path(system, conns, base, reduce: bool) -> list:
     """The actions from the initial state to the state with fingerprint ``base``,
-    walked back through the parent links and replayed to make sure."""
-    out, h = [], base
-    while True:
-        link = next(x for x in _ask(conns, ("link", h)) if x is not False)
-        if link is None:
-            break
-        h, a = link
-        out.append(a)
-    out.reverse()
-    s = system.initial()
-    for a in out:
-        s = system.step(s, a)[0]
-    if hash(s) != base:
+    walked back through the workers' trace files and replayed to make sure.
+
+    A state's discovery key names its parent by rank in the generation before
+    and itself by index among the parent's successors; the parent's fingerprint
+    is the one of that rank.  A successor by a crash right after an action (the
+    reductions) has for parent the state after that action, as in the
+    sequential search: its path is that state's own, then the crash."""
+    gens: dict = {}
+
+    def generation(g):  # the fingerprints and keys of generation g, in rank order
+        if g not in gens:
+            parts = _ask(conns, ("generation", g))
+            fps = np.concatenate([f for f, _ in parts])
+            keys = np.concatenate([k for _, k in parts])
+            gens[g] = fps[np.argsort(keys, kind="stable")]
+        return gens[g]
+
+    def walk(h) -> list:
+        g, key = next(x for x in _ask(conns, ("where", h)) if x is not False)
+        if g == 0:
+            return []
+        r, j = _split(key)
+        before = walk(int(generation(g - 1)[r]))
+        s = _replay(system, before)
+        acts, s2 = _nth(system, s, j, reduce)
+        if not acts:  # the walk went through another state of the same fingerprint
+            raise FingerprintCollision(f"the path to fingerprint {base % 2 ** 64:#018x} replays to another state")
+        if len(acts) == 2:
+            return walk(hash(s2)) + acts[1:]
+        return before + acts
+
+    out = walk(base)
+    if hash(_replay(system, out)) != base:
         raise FingerprintCollision(f"the path to fingerprint {base % 2 ** 64:#018x} replays to another state")
     return out
+
+
+def _replay(system, actions):
+    s = system.initial()
+    for a in actions:
+        s = system.step(s, a)[0]
+    return s
+
+
+def _nth(system, s, j: int, reduce: bool):
+    """The actions of successor ``j`` of ``s`` in the order :meth:`_Worker._successors`
+    meets them (one action, or an action and the crash right after it), and that
+    successor's predecessor on the way: the state after the first action."""
+    acts = system.actions(s)
+    if reduce:
+        acts = system.reduce(s, acts)
+    k = 0
+    for a in acts:
+        s2 = system.step(s, a)[0]
+        if k == j:
+            return [a], s2
+        k += 1
+        if reduce and a[0] not in CRASHES:
+            for c in system.crashes_after(s, a, s2):
+                if k == j:
+                    return [a, c], s2
+                k += 1
+    return [], None
 
 
 def _witnesses(conns) -> dict:
@@ -277,11 +331,13 @@ class _Worker:
         self.i, self.n, self.sys, self.judge = i, n, system, judge
         self.inboxes, self.reduce = inboxes, reduce
         self.halt = halt              # the coordinator's flag: memory is short, leave the generation
-        self.fps: set = set()         # fingerprints this worker owns, visited
-        self.back: dict = {}          # fingerprint -> (parent's, action) of the states it discovered
+        self.fps = FPSet()            # fingerprints this worker owns, visited
+        self.unsure = array("q")      # fingerprints this worker owns, new in cand since it last looked
+        self.trace = None             # a file of (fingerprint, key) of the states it won, generation by generation
+        self.gen_rows = [0]           # where each generation starts in it, in rows
         self.frontier: list = []      # the next generation by key, as in cand
         self.expanded: list = []      # (rank, successors, depth) of the generation just expanded
-        self.cand: dict = {}          # fingerprint -> (key, state, depth, parent's, action) of its successors
+        self.cand: dict = {}          # fingerprint -> (key, state, depth) of its successors
         self.new_keys: list = []
         self.early: list = []         # messages of a later phase that overtook this one's
         self.cut_short = False        # the last generation stopped at the time limit or the halt flag
@@ -291,11 +347,13 @@ class _Worker:
     def init(self) -> dict:
         s = self.sys.initial()
         self.expanded, self.frontier, self.new_keys = [], [], array("q")
+        self.trace = tempfile.TemporaryFile(prefix="rrcheck-trace-")
         if hash(s) % self.n != self.i:
+            self._record([])
             return self._report(None, False)
-        self.fps.add(hash(s))
-        self.back[hash(s)] = None
-        self.frontier, self.new_keys = [(-1 << _J, s, 0, None, None)], array("q", [-1 << _J])
+        self.fps.add(fingerprints([hash(s)]))
+        self._record([hash(s)], [-1 << _J])
+        self.frontier, self.new_keys = [(-1 << _J, s, 0)], array("q", [-1 << _J])
         v = self.judge.state(s)
         return self._report(((-1, 0, 1), v, hash(s), ()) if v else None, False)
 
@@ -303,7 +361,7 @@ class _Worker:
         """Expand this worker's share of the generation: its own states while the
         states it was given are on their way, then those (with a rank below any
         violation already met, which is all the sequential search would see)."""
-        todo = [(r, s, d) for r, (_, s, d, _, _) in zip(ranks, self.frontier)]
+        todo = [(r, s, d) for r, (_, s, d) in zip(ranks, self.frontier)]
         moves: list[list] = [[] for _ in range(self.n)]
         for k, count in give.items():
             moves[k], todo = todo[len(todo) - count:], todo[:len(todo) - count]
@@ -327,20 +385,24 @@ class _Worker:
         """Expand ``todo`` (by rank) into ``self.cand``, the smallest key per
         fingerprint; the first violation met, if any."""
         system, judge, cand = self.sys, self.judge, self.cand
-        mine, i, n, reduce = self.fps.__contains__, self.i, self.n, self.reduce
-        expanded, halt = self.expanded, self.halt
+        i, n, reduce = self.i, self.n, self.reduce
+        expanded, halt, unsure = self.expanded, self.halt, self.unsure
 
-        def found(s2, key, d2, ph, a):
+        def found(s2, key, d2):
             h = hash(s2)
-            if h % n == i and mine(h):  # a state this worker owns and has seen goes no further
-                return
             # one fingerprint is one state here as in the visited set (the printed
             # collision bound covers both): comparing the states cost 8% of the time
             c = cand.get(h)
-            if c is None or key < c[0]:  # a given state's successor, found before by a later one
-                cand[h] = (key, s2, d2, ph, a)
+            if c is None:
+                cand[h] = (key, s2, d2)
+                if h % n == i:  # a state this worker owns and has seen goes no further (looked up in batches)
+                    unsure.append(h)
+            elif key < c[0]:  # a given state's successor, found before by a later one
+                cand[h] = (key, s2, d2)
 
         for r, s, d in todo:
+            if len(unsure) >= _BATCH:
+                self._forget_seen()
             if deadline and time.time() > deadline or halt is not None and halt.value:  # left unfinished
                 self.cut_short = True
                 return None
@@ -356,31 +418,71 @@ class _Worker:
                 continue
             if reduce:
                 acts = system.reduce(s, acts)
-            j, hs, base = 0, hash(s), r << _J
+            j, base = 0, r << _J
             for a in acts:
                 s2, obs = system.step(s, a)
                 v = judge.transition(s, a, s2, obs)
                 if v:
                     expanded.append((r, j + 1, d))
-                    return ((r, j, 0), v, hs, (a,))
-                found(s2, base | j, d + 1, hs, a)
+                    return ((r, j, 0), v, hash(s), (a,))
+                found(s2, base | j, d + 1)
                 j += 1
                 if reduce and a[0] not in CRASHES:
-                    h2 = hash(s2)
                     for c in system.crashes_after(s, a, s2):
                         s3, obs = system.step(s2, c)
                         v = judge.transition(s2, c, s3, obs)
                         if v:
                             expanded.append((r, j + 1, d))
-                            return ((r, j, 0), v, h2, (c,))
-                        found(s3, base | j, d + 2, h2, c)
+                            return ((r, j, 0), v, hash(s2), (c,))
+                        found(s3, base | j, d + 2)
                         j += 1
             expanded.append((r, j, d))
         return None
 
+    def _forget_seen(self) -> None:
+        """Drop from the candidates the states this worker owns and has seen."""
+        if self.unsure:
+            hs = np.frombuffer(self.unsure, dtype=np.int64).copy()
+            cand = self.cand
+            for h in hs[self.fps.contains(fingerprints(hs))].tolist():
+                del cand[h]
+            del self.unsure[:]
+
+    def _record(self, hs, keys=()) -> None:
+        """Append one generation's won states to the trace file."""
+        rows = np.empty((len(hs), 2), dtype=np.int64)
+        rows[:, 0], rows[:, 1] = hs, keys
+        rows.tofile(self.trace)
+        self.gen_rows.append(self.gen_rows[-1] + len(hs))
+
+    def _rows(self) -> np.ndarray:
+        self.trace.flush()
+        if not self.gen_rows[-1]:
+            return np.empty((0, 2), dtype=np.int64)
+        return np.memmap(self.trace, dtype=np.int64, mode="r", shape=(self.gen_rows[-1], 2))
+
+    def where(self, h):
+        """(generation, key) of the state of fingerprint ``h``, if this worker won it."""
+        at = np.flatnonzero(self._rows()[:, 0] == h)
+        if not at.size:
+            return False
+        row = int(at[0])
+        g = next(g for g in range(len(self.gen_rows) - 1) if self.gen_rows[g] <= row < self.gen_rows[g + 1])
+        return g, int(self._rows()[row, 1])
+
+    def generation(self, g):
+        """The fingerprints and keys of the states of generation ``g`` this worker won."""
+        part = np.array(self._rows()[self.gen_rows[g]:self.gen_rows[g + 1]])
+        return part[:, 0], part[:, 1]
+
+    def sizes(self) -> dict:
+        """Bytes held per visited state: the table in memory, the trace file on disk."""
+        return {"states": len(self.fps), "table_bytes": self.fps.nbytes, "trace_file_bytes": 16 * self.gen_rows[-1]}
+
     def _settle(self, viol, reordered: bool):
         """Ask the owners about the candidates; the ones this worker found first
         (smallest key) are its part of the next generation, in key order."""
+        self._forget_seen()
         cand, fps, i, n, judge = self.cand, self.fps, self.i, self.n, self.judge
         # the owners keep each unseen fingerprint's smallest key, and say who found it
         asks = [(array("q"), array("q")) for _ in range(n)]
@@ -393,12 +495,16 @@ class _Worker:
                 asks[w][0].append(h)
                 asks[w][1].append(c[0])
         for w, (hs_, ks_) in self._exchange("ask", asks):
-            for h, key in zip(hs_, ks_):
-                if h not in fps:
-                    b = best.get(h)
-                    if b is None or key < b[0]:
-                        best[h] = (key, w)
-        fps.update(best)
+            if w == i or not hs_:
+                continue
+            hs_ = np.frombuffer(hs_, dtype=np.int64)
+            seen = fps.contains(fingerprints(hs_))
+            for h, key in zip(hs_[~seen].tolist(), np.frombuffer(ks_, dtype=np.int64)[~seen].tolist()):
+                b = best.get(h)
+                if b is None or key < b[0]:
+                    best[h] = (key, w)
+        if best:
+            assert fps.add(fingerprints(np.fromiter(best, dtype=np.int64, count=len(best)))).all()
         wins = [array("q") for _ in range(n)]
         for h, (_, w) in best.items():
             wins[w].append(h)
@@ -411,9 +517,8 @@ class _Worker:
         self.cand = {}
         self.frontier = [c for _, c in fresh]
         self.new_keys = array("q", [c[0] for _, c in fresh])
-        back = self.back
-        for h, (key, s2, _, ph, a) in fresh:
-            back[h] = (ph, a)
+        self._record([h for h, _ in fresh], self.new_keys)
+        for h, (key, s2, _) in fresh:
             v = judge.state(s2)
             if v:
                 k = _split(key) + (1,)
@@ -455,10 +560,6 @@ class _Worker:
         return {"states": sum(1 for k in self.new_keys if _split(k) + (1,) <= key),
                 "transitions": trans,
                 "depth": max((d for rr, _, d in self.expanded if rr <= r), default=0)}
-
-    def link(self, h):
-        """The parent link of the state with fingerprint ``h``, if this worker found it."""
-        return self.back.get(h, False)
 
     def witnesses(self):
         return dict(self.judge.w), set(self.judge._checkpointed)
