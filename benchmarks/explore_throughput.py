@@ -10,9 +10,10 @@ Writes benchmarks/results/explore_throughput.json with the machine and the comma
 processes, interleaved over R rounds (default 5), and once the first two million states
 or so of a slow scenario, and writes parallel_speedup.json: wall seconds, CPU seconds of
 every process, speed-up and parallel efficiency;
-``--memory`` writes bytes_per_state.json: the peak resident memory above the
-process's size before the search, divided by the distinct states, of the exact
-search and of the one over 64-bit fingerprints, each in a fresh process.
+``--memory`` writes bytes_per_state.json: per distinct state, the visited set's
+bytes and the peak resident memory above the process's size before the search,
+of the exact search and of the one over 64-bit fingerprints (with the disk its
+trace file takes), each in a fresh process.
 """
 from __future__ import annotations
 
@@ -89,39 +90,95 @@ def at_scale() -> dict:
 
 
 _MEASURE = """
-import json, resource, sys
+import gc, json, os, resource, sys, types
+from rrcheck.checker.explicit import explore, parallel
 from rrcheck.checker.explicit.check import run_check
 from rrcheck.checker.model.scenarios import DEFAULTS
-protocol, label, mode = sys.argv[1:]
+protocol, label, mode, sizes = sys.argv[1:]
 sc = next(sc for sc in DEFAULTS[protocol] if sc.label() == label)
 run_check(protocol, sc, reduce=False, max_states=1)  # imports and caches: the baseline
 rss = lambda: (resource.getrusage(resource.RUSAGE_SELF).ru_maxrss, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)
+SHARED = (type, types.ModuleType, types.FunctionType, types.BuiltinFunctionType)
+
+def deep_bytes(root):
+    # every object the exact visited set (state -> parent link) reaches, each once; classes, modules
+    # and functions left out (shared by all states, not held per state)
+    seen, todo, total = set(), [root], 0
+    while todo:
+        o = todo.pop()
+        if id(o) in seen or isinstance(o, SHARED):
+            continue
+        seen.add(id(o))
+        total += sys.getsizeof(o)
+        todo.extend(gc.get_referents(o))
+    return total
+
+Result = explore.Result
+peak = []
+def sized(*args, **kw):  # the exact search's visited set, sized as the search ends (its frontier is empty)
+    peak.append(rss())  # before the sizing's own bookkeeping
+    parent = sys._getframe(1).f_locals["parent"]
+    json.dump({"visited_bytes": deep_bytes(parent), "states": len(parent)}, open(sizes, "w"))
+    return Result(*args, **kw)
+
+witnesses = parallel._Worker.witnesses
+def worker_sizes(self):  # in the (one) forked worker, as the search ends
+    json.dump(self.sizes(), open(sizes, "w"))
+    return witnesses(self)
+
 before = rss()
+if mode == "exact":
+    explore.Result = sized
+else:
+    parallel._Worker.witnesses = worker_sizes
 r = run_check(protocol, sc, reduce=False, fingerprints=mode == "fingerprints").result
-after = rss()
+after = peak[0] if peak else rss()
 # KiB; a fingerprint search keeps its states in a child forked at the parent's size, which its peak counts
 grown = (after[0] - before[0]) + max(0, after[1] - before[0])
-print(json.dumps({"states": r.states, "kib": grown}))
+print(json.dumps({"states": r.states, "kib": grown, "seconds": r.seconds}))
 """
 
 
 def memory() -> int:
     import json
     import subprocess
+    import tempfile
     rows = []
     for protocol, label in SPEEDUP:
         row = {"protocol": protocol, "scenario": label, "reduce": False}
         for mode in ("exact", "fingerprints"):
-            out = subprocess.run([sys.executable, "-c", _MEASURE, protocol, label, mode], check=True,
-                                 capture_output=True, text=True).stdout
+            with tempfile.NamedTemporaryFile(suffix=".json") as sizes:
+                out = subprocess.run([sys.executable, "-c", _MEASURE, protocol, label, mode, sizes.name],
+                                     check=True, capture_output=True, text=True).stdout
+                size = json.loads(Path(sizes.name).read_text())
             m = json.loads(out)
+            assert size["states"] == m["states"], "the visited set was sized before the search ended"
             row["states"] = m["states"]
-            row[f"{mode}_bytes_per_state"] = round(m["kib"] * 1024 / m["states"])
+            row[mode] = {"process_rss_bytes_per_state": round(m["kib"] * 1024 / m["states"]),
+                         "states_per_s": round(m["states"] / m["seconds"])}
+            if mode == "exact":
+                row[mode]["visited_set_bytes_per_state"] = round(size["visited_bytes"] / m["states"], 1)
+            else:
+                row[mode]["visited_set_bytes_per_state"] = round(size["table_bytes"] / m["states"], 1)
+                row[mode]["visited_set_load"] = round(m["states"] / (size["table_bytes"] / 8), 3)
+                row[mode]["trace_file_disk_bytes_per_state"] = round(size["trace_file_bytes"] / m["states"], 1)
         rows.append(row)
-        print(f"{protocol:<20} {label:<40} {row['states']:>9,} states  exact {row['exact_bytes_per_state']:>6,} B/state"
-              f"  fingerprints {row['fingerprints_bytes_per_state']:>6,} B/state", flush=True)
-    record.write("bytes_per_state", {"note": "peak RSS growth over the run / distinct states, --no-reduce",
-                                     "results": rows})
+        e, f = row["exact"], row["fingerprints"]
+        print(f"{protocol:<20} {label:<40} {row['states']:>9,} states  exact: visited set "
+              f"{e['visited_set_bytes_per_state']:>6,} B/state, process {e['process_rss_bytes_per_state']:>5,} B/state;"
+              f"  fingerprints: visited set {f['visited_set_bytes_per_state']:>5} B/state (load "
+              f"{f['visited_set_load']}), trace file on disk {f['trace_file_disk_bytes_per_state']} B/state, "
+              f"process {f['process_rss_bytes_per_state']:>5,} B/state", flush=True)
+    record.write("bytes_per_state", {
+        "note": "--no-reduce, one worker, each search in a fresh process. process_rss: the peak resident memory "
+                "above the process's size before the search (the worker's, for --fingerprints), over the distinct "
+                "states: visited set, frontier, candidates and interpreter together. visited_set: exact, every "
+                "object the state -> parent-link dictionary reaches, each once (states, links, actions; classes "
+                "and functions left out); fingerprints, the table of 64-bit fingerprints (checker/explicit/"
+                "fpset.py; 8 bytes over its load, which doubling keeps in (0.375, 0.75]), the parent links being "
+                "in the trace file on disk (16 bytes a state: fingerprint and discovery key). The frontier is "
+                "in memory, in neither visited set.",
+        "results": rows})
     return 0
 
 
