@@ -161,3 +161,62 @@ def test_parallel_bad_options_are_one_line(argv, needle):
                        capture_output=True, text=True)
     assert p.returncode == 2 and needle in p.stderr and "Traceback" not in p.stderr
     assert p.stdout == "" and len(p.stderr.splitlines()) == 1
+
+
+def _crash_after_states_with_another_middle_parent(system, limit=3):
+    """States the reductions reach by a crash right after an action whose
+    intermediate state was discovered first from another parent (so their
+    path is that state's own, then the crash), as the one-process BFS meets them."""
+    from collections import deque
+    from rrcheck.checker.model.system import CRASHES
+    init = system.initial()
+    parent, queue, out = {init: None}, deque([init]), []
+    while queue and len(out) < limit:
+        s = queue.popleft()
+        for a in system.reduce(s, system.actions(s)):
+            s2 = system.step(s, a)[0]
+            if s2 not in parent:
+                parent[s2] = (s, a)
+                queue.append(s2)
+            if a[0] not in CRASHES:
+                for c in system.crashes_after(s, a, s2):
+                    s3 = system.step(s2, c)[0]
+                    if s3 not in parent:
+                        parent[s3] = (s2, c)
+                        queue.append(s3)
+                        if parent[s2][0] != s:
+                            out.append(s3)
+    return out
+
+
+class _Flags:
+    """A judge that also reports reaching one chosen state."""
+
+    def __init__(self, judge, target):
+        self.judge, self.target = judge, target
+
+    def __getattr__(self, name):
+        return getattr(self.judge, name)
+
+    def state(self, s):
+        from rrcheck.checker.invariants.general import Violation
+        return Violation("Target", "the chosen state") if s == self.target else self.judge.state(s)
+
+
+def test_fingerprint_counterexample_through_a_crash_after_an_action_is_the_exact_one():
+    """The trace file gives a state reached by a crash after an action the path
+    the one-process search gives it: the intermediate state's own path, then the crash."""
+    from rrcheck.checker.explicit.explore import explore
+    from rrcheck.checker.invariants.general import properties_for
+    sc = next(sc for sc in DEFAULTS["coordinated"] if sc.label() == "ring n=2/2nodes f=1 c=1")
+    system, workload = make_system("coordinated", sc)
+    targets = _crash_after_states_with_another_middle_parent(system)
+    assert targets
+    for target in targets:
+        runs = []
+        for fingerprints in (False, True):
+            judge = _Flags(Judge(system, properties_for(system, "coordinated", None), failure_free(workload).finals),
+                           target)
+            runs.append(explore(system, judge, progress=False, fingerprints=fingerprints))
+        exact, fp = runs
+        assert exact.violation.property == "Target" and _fingerprint(fp) == _fingerprint(exact)
