@@ -5,11 +5,12 @@ one machine or across the machines of an Open MPI hostfile (docs/design.md §5).
 data (protocol, mutant, scenario, properties, bounds) into a private directory
 and runs ``mpiexec -n N+1 python -m rrcheck.checker.explicit.distributed JOB RESULT``:
 rank 0 coordinates, ranks 1..N are the workers, each rebuilding the same system
-from the job.  Only fingerprints, discovery keys and parent links cross ranks,
-as between forked workers; rank 0 writes the result as JSON, which the calling
-process reads back (the counterexample replayed step by step) and reports as
-any other check.  Every rank must hash states alike: mpiexec exports one
-``PYTHONHASHSEED`` to all of them, they run without address randomisation
+from the job.  Only fingerprints and discovery keys cross ranks (and, to
+rebuild a counterexample, rows of the workers' trace files), as between forked
+workers; rank 0 writes the result as JSON, which the calling process reads back
+(the counterexample replayed step by step) and reports as any other check.
+Every rank must hash states alike: mpiexec exports one ``PYTHONHASHSEED`` to
+all of them, they run without address randomisation
 (Python 3.11 hashes ``None`` by its address), and they compare their hashes
 before they start.
 """
