@@ -3,8 +3,9 @@ open-addressing table of unsigned 64-bit fingerprints, 8 bytes a slot.
 
 Linear probing from a Fibonacci hash of the fingerprint (so the low bits that
 place a state on a worker do not crowd one half of a worker's table); 0 marks an
-empty slot, so a state whose hash is 0 gets the fingerprint ``ZERO`` instead
-(one more way for two states to share a fingerprint, inside the printed bound).
+empty slot, so a state whose hash is 0 gets the fingerprint ``ZERO`` instead:
+two states then share a fingerprint also when one hashes to 0 and the other to
+``ZERO``, 2**-127 a pair beside the 2**-64 the printed bound counts.
 Lookups and inserts come in batches (numpy arrays): the search pays numpy's
 fixed cost per call once per batch of a few thousand states, not per state.
 """
