@@ -246,18 +246,25 @@ def _path(system, conns, base, reduce: bool) -> list:
         return gens[g]
 
     def walk(h) -> list:
-        g, key = next(x for x in _ask(conns, ("where", h)) if x is not False)
-        if g == 0:
-            return []
-        r, j = _split(key)
-        before = walk(int(generation(g - 1)[r]))
-        s = _replay(system, before)
-        acts, s2 = _nth(system, s, j, reduce)
-        if not acts:  # the walk went through another state of the same fingerprint
-            raise FingerprintCollision(f"the path to fingerprint {base % 2 ** 64:#018x} replays to another state")
-        if len(acts) == 2:
-            return walk(hash(s2)) + acts[1:]
-        return before + acts
+        ranks = []  # successor indices, from the state of fingerprint h back to the initial one
+        while True:
+            g, key = next(x for x in _ask(conns, ("where", h)) if x is not False)
+            if g == 0:
+                break
+            r, j = _split(key)
+            ranks.append(j)
+            h = int(generation(g - 1)[r])
+        out, s = [], system.initial()
+        for j in reversed(ranks):
+            acts, s2 = _nth(system, s, j, reduce)
+            if not acts:  # the walk went through another state of the same fingerprint
+                raise FingerprintCollision(f"the path to fingerprint {base % 2 ** 64:#018x} replays to another state")
+            if len(acts) == 2:  # a crash right after an action: the path of the state after it, then the crash
+                out, s = walk(hash(s2)) + acts[1:], system.step(s2, acts[1])[0]
+            else:
+                out.append(acts[0])
+                s = s2
+        return out
 
     out = walk(base)
     if hash(_replay(system, out)) != base:
