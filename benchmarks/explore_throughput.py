@@ -175,7 +175,7 @@ def memory() -> int:
                 "states: visited set, frontier, candidates and interpreter together. visited_set: exact, every "
                 "object the state -> parent-link dictionary reaches, each once (states, links, actions; classes "
                 "and functions left out); fingerprints, the table of 64-bit fingerprints (checker/explicit/"
-                "fpset.py; 8 bytes over its load, which doubling keeps in (0.375, 0.75]), the parent links being "
+                "fpset.py; 8 bytes over its load, which growing by half keeps in (0.5, 0.75]), the parent links being "
                 "in the trace file on disk (16 bytes a state: fingerprint and discovery key). The frontier is "
                 "in memory, in neither visited set.",
         "results": rows})

@@ -1,5 +1,5 @@
 """The visited set of a fingerprint search: a flat table of unsigned 64-bit
-fingerprints (checker/explicit/fpset.py) is a set, grows by doubling, and keeps
+fingerprints (checker/explicit/fpset.py) is a set, grows by half, and keeps
 its load at most MAX_LOAD."""
 import numpy as np
 from hypothesis import given, settings, strategies as st
@@ -28,11 +28,21 @@ def test_fpset_add_and_contains_are_a_python_set(batches, probe):
     assert sorted(table.table[table.table != 0].tolist()) == sorted(ref)
 
 
-def test_fpset_grows_by_doubling_past_its_load():
+def test_fpset_grows_by_half_past_its_load():
     table = FPSet(capacity=8)
     table.add(fingerprints(range(1, 8)))      # 7 > 0.75 * 8
-    assert table.table.size == 16 and table.nbytes == 128 and len(table) == 7
+    assert table.table.size == 13 and table.nbytes == 104 and len(table) == 7
     assert table.contains(fingerprints(range(1, 8))).all() and not table.contains(fingerprints([8])).any()
+
+
+def test_fpset_once_grown_keeps_at_most_16_bytes_a_fingerprint():
+    """Issue 39's bound: growing by half at load 0.75 keeps the load above 0.5."""
+    table, start = FPSet(), FPSet().table.size
+    for lo in range(1, 200_000, 997):
+        table.add(fingerprints(range(lo, lo + 997)))
+        if table.table.size > start:
+            assert table.nbytes <= 16 * len(table), (len(table), table.table.size)
+    assert table.table.size > start
 
 
 def test_fpset_a_zero_hash_is_a_fingerprint_not_an_empty_slot():

@@ -1,8 +1,9 @@
 """The visited set of a search over fingerprints, as TLC keeps it: one flat
 open-addressing table of unsigned 64-bit fingerprints, 8 bytes a slot.
 
-Linear probing from a Fibonacci hash of the fingerprint (so the low bits that
-place a state on a worker do not crowd one half of a worker's table); 0 marks an
+Linear probing from a Fibonacci hash of the fingerprint, scaled to the table's
+size by a multiply-shift (so the low bits that place a state on a worker do not
+crowd one part of a worker's table, and the size need not be a power of two); 0 marks an
 empty slot, so a state whose hash is 0 gets the fingerprint ``ZERO`` instead:
 two states then share a fingerprint also when one hashes to 0 and the other to
 ``ZERO``, 2**-127 a pair beside the 2**-64 the printed bound counts.
@@ -13,9 +14,10 @@ from __future__ import annotations
 
 import numpy as np
 
-# a miss probes (1 + 1/(1-a)^2)/2 slots at load a: 8.5 at 0.75 (50 at 0.9); doubling
-# then keeps the load in (0.375, 0.75], 10.7 to 21.3 bytes per fingerprint
+# a miss probes (1 + 1/(1-a)^2)/2 slots at load a: 8.5 at 0.75 (50 at 0.9); growing by
+# half then keeps the load in (0.5, 0.75]: 10.7 to 16 bytes per fingerprint (doubling: up to 21.3)
 MAX_LOAD = 0.75
+GROWTH = 1.5
 ZERO = 0x9E3779B97F4A7C15           # the fingerprint of a state whose hash is 0
 _GOLDEN = np.uint64(0x9E3779B97F4A7C15)
 
@@ -35,7 +37,7 @@ class FPSet:
     """A set of unsigned 64-bit fingerprints (never 0) in one numpy array."""
 
     def __init__(self, capacity: int = 1 << 12):
-        assert capacity & (capacity - 1) == 0, "a power of two"
+        assert 0 < capacity < 1 << 32
         self.table = np.zeros(capacity, dtype=np.uint64)
         self.n = 0
 
@@ -47,13 +49,17 @@ class FPSet:
         return self.table.nbytes
 
     def _home(self, fps: np.ndarray) -> np.ndarray:
-        bits = self.table.size.bit_length() - 1
         with np.errstate(over="ignore"):
-            return (fps * _GOLDEN) >> np.uint64(64 - bits) if bits else np.zeros(fps.size, np.uint64)
+            return (((fps * _GOLDEN) >> np.uint64(32)) * np.uint64(self.table.size)) >> np.uint64(32)
+
+    def _next(self, slot: np.ndarray) -> np.ndarray:
+        slot = slot + np.uint64(1)
+        slot[slot == self.table.size] = 0
+        return slot
 
     def contains(self, fps: np.ndarray) -> np.ndarray:
         """Which of ``fps`` are in the set (a boolean array)."""
-        table, mask = self.table, np.uint64(self.table.size - 1)
+        table = self.table
         found = np.zeros(fps.size, dtype=bool)
         todo = np.arange(fps.size)
         slot, want = self._home(fps), fps
@@ -62,7 +68,7 @@ class FPSet:
             hit = t == want
             found[todo[hit]] = True
             go_on = ~hit & (t != 0)
-            todo, slot, want = todo[go_on], (slot[go_on] + np.uint64(1)) & mask, want[go_on]
+            todo, slot, want = todo[go_on], self._next(slot[go_on]), want[go_on]
         return found
 
     def add(self, fps: np.ndarray) -> np.ndarray:
@@ -83,7 +89,7 @@ class FPSet:
 
     def _insert(self, fps: np.ndarray) -> np.ndarray:
         """Insert distinct ``fps`` (room is made); which were new."""
-        table, mask = self.table, np.uint64(self.table.size - 1)
+        table = self.table
         fresh = np.zeros(fps.size, dtype=bool)
         todo = np.arange(fps.size)
         slot, want = self._home(fps), fps
@@ -99,12 +105,12 @@ class FPSet:
                 took[won] = True
                 fresh[todo[won]] = True
             go_on = ~hit & ~took
-            todo, slot, want = todo[go_on], (slot[go_on] + np.uint64(1)) & mask, want[go_on]
+            todo, slot, want = todo[go_on], self._next(slot[go_on]), want[go_on]
         self.n += int(fresh.sum())
         return fresh
 
     def _grow(self) -> None:
         old = self.table[self.table != 0]
-        self.table = np.zeros(self.table.size * 2, dtype=np.uint64)
+        self.table = np.zeros(int(self.table.size * GROWTH) + 1, dtype=np.uint64)
         self.n = 0
         self._insert(old)
