@@ -333,6 +333,23 @@ def gone(d: Path, data: dict):
     return {"gone": True}
 
 
+def environ(name: str, value: str):
+    """An environment variable set for the command (``value`` may name a path under the test's directory)."""
+    def make(d, data):
+        return {"env": {name: value}}
+    return make
+
+
+def specs_copy(edit):
+    """A copy of specs/ in ``specs`` (``edit(d)`` changes it), for RRCHECK_SPECS."""
+    def make(d, data):
+        import shutil
+        from rrcheck.checker.tla.model import SPECS
+        shutil.copytree(SPECS, d / "specs")
+        edit(d / "specs")
+    return make
+
+
 def with_opts(*makers):
     def make(d, data):
         opts: dict = {}
@@ -522,6 +539,17 @@ NEW_CASES = [
     ("option", "tla-timeout-nan", ["tla", "coordinated", "--timeout", "nan"], nothing, 2, "--timeout"),
     ("option", "tla-workers-0", ["tla", "coordinated", "--workers", "0"], nothing, 2, "--workers"),
     ("option", "tla-unknown", ["tla", "nosuch"], nothing, 2, "nosuch"),
+    ("names", "tla-specs-missing", ["tla", "coordinated"], environ("RRCHECK_SPECS", "nope"), 2,
+     "RRCHECK_SPECS names nope, which has no Coordinated.tla"),
+    ("names", "tla-all-no-manifest", ["tla", "--all"],
+     with_opts(specs_copy(lambda s: (s / "manifest.json").unlink()), environ("RRCHECK_SPECS", "specs")), 2,
+     "specs/manifest.json: no such file"),
+    ("names", "tla-all-manifest-not-json", ["tla", "--all"],
+     with_opts(specs_copy(lambda s: (s / "manifest.json").write_text("{")), environ("RRCHECK_SPECS", "specs")), 2,
+     "not the specs' manifest"),
+    ("names", "tla-all-manifest-no-models", ["tla", "--all"],
+     with_opts(specs_copy(lambda s: (s / "manifest.json").write_text('{"rows": []}')),
+               environ("RRCHECK_SPECS", "specs")), 2, "not the specs' manifest (KeyError: 'models')"),
     ("option", "run-timeout-nan", ["run", "sbml", "--timeout", "nan"], nothing, 2, "--timeout"),
     ("option", "run-timeout-inf", ["run", "sbml", "--timeout", "inf"], nothing, 2, "--timeout"),
     ("option", "run-size-negative", ["run", "sbml", "--size", "-3"], nothing, 2, "--size"),
@@ -591,6 +619,8 @@ def test_bad_input_is_one_line(name, argv, setup, status, needle, tmp_path, monk
     opts = setup(tmp_path, cx_data) or {}
     for obj, attr, value in opts.get("patch", ()):
         monkeypatch.setattr(obj, attr, value)
+    for name, value in opts.get("env", {}).items():
+        monkeypatch.setenv(name, value)
     before = snapshot(tmp_path)
     if "stdout" in opts:   # standard output redirected: to /dev/full, or closed (None)
         monkeypatch.setattr(sys, "stdout", opts["stdout"] and open(opts["stdout"], "w"))

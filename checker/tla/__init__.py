@@ -6,8 +6,10 @@ files.
   ``MC`` module and ``.cfg``;
 - :mod:`.run` finds Java and ``tla2tools.jar`` and runs TLC under a
   timeout in its own directory, parsing its ``-tool`` messages;
-- :mod:`.values` reads TLC's values and maps a TLC trace onto the Python
-  model's scheduler events, so ``rrcheck replay`` re-executes it;
+- :mod:`.values` reads TLC's values and sees TLC's and the Python model's
+  states the same way;
+- :mod:`.follow` maps a TLC trace onto the Python model's scheduler events, so
+  ``rrcheck replay`` re-executes it, or says where the model cannot follow;
 - :mod:`.itf` writes a counterexample as an ITF trace (``replay --itf``).
 
 May import: the model, the invariants, the traces and the leaves.

@@ -71,7 +71,7 @@ def of_python_run(system, events: list, source: str) -> dict:
 
 def of_tlc_trace(trace: list[dict], events: list, source: str) -> dict:
     """A TLC trace (parsed by checker/tla/values.py), its events named by the
-    Python model's (checker/tla/values.py:events_of)."""
+    Python model's (checker/tla/follow.py)."""
     states = []
     for i, st in enumerate(trace):
         ev = ["init"] if i == 0 else list(events[i - 1])

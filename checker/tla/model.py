@@ -1,4 +1,5 @@
-"""A scenario as a TLC model: the generated ``MC.tla`` and ``MC.cfg``.
+"""A scenario as a TLC model: the generated ``MC.tla`` and ``MC.cfg``, over
+the specs of :func:`specs_dir` (whose ``manifest.json`` fixes each model's counts).
 
 The workload (programs, placement, grouping) and the bounds become the
 CONSTANTS of the protocol's module in specs/; a mutant's knobs become the
@@ -11,10 +12,37 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from rrcheck.errors import UsageError
+from rrcheck.files import loads_json, read_capped
 from rrcheck.checker.invariants import OWN, applicable
 
 # specs/ beside the source folders; installed as rrcheck/specs, the same two levels up
-SPECS = Path(os.environ.get("RRCHECK_SPECS", Path(__file__).resolve().parents[2] / "specs"))
+SPECS = Path(__file__).resolve().parents[2] / "specs"
+
+
+def specs_dir(module: str | None = None) -> Path:
+    """The specs TLC checks: ``RRCHECK_SPECS`` when set (read at each call, so a
+    test can point the bridge at an edited copy), else :data:`SPECS`; with
+    ``module``, refused in one line unless it holds ``module``.tla."""
+    named = os.environ.get("RRCHECK_SPECS")
+    d = Path(named) if named else SPECS
+    if module is not None and not (d / f"{module}.tla").is_file():
+        raise UsageError(f"RRCHECK_SPECS names {d}, which has no {module}.tla: point it at a copy of specs/"
+                         if named else f"{d} has no {module}.tla: reinstall rrcheck")
+    return d
+
+
+def manifest() -> dict[tuple, dict]:
+    """specs/manifest.json (of :func:`specs_dir`): its rows by (protocol,
+    mutant, scenario label); refused in one line if it is missing or unreadable."""
+    path = specs_dir() / "manifest.json"
+    try:
+        rows = loads_json(read_capped(path, 1 << 22, str(path)))["models"]
+        return {(r["protocol"], r["mutant"], r["scenario"]): r for r in rows}
+    except FileNotFoundError:
+        raise UsageError(f"{path}: no such file; the specs' directory needs its manifest.json")
+    except (ValueError, KeyError, TypeError) as e:
+        raise UsageError(f"{path}: not the specs' manifest ({type(e).__name__}: {e})")
+
 
 # properties TLC checks on transitions ([][A]_vars), the others on states
 ACTION_PROPERTIES = ("RollbackScope", "RecoveryBound", "Theorem1", "NoInTransitInGroup", "CausalReplayOrder",

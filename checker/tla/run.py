@@ -1,5 +1,7 @@
 """TLC on one scenario: the same result shape as ``rrcheck check``, and a
-counterexample file ``rrcheck replay`` re-executes on the Python protocol.
+counterexample file ``rrcheck replay`` re-executes on the Python protocol; or,
+when the Python model cannot follow TLC's trace or judges it otherwise, where
+the spec and the model part (:meth:`TlaCheck.disagreement`).
 
 TLC runs with ``-tool`` (machine-readable messages), its own ``-metadir`` and
 ``java.io.tmpdir`` inside a fresh directory, a worker count and a wall-clock
@@ -29,8 +31,9 @@ from rrcheck.checker.invariants import properties_for
 from rrcheck.clock import Budget
 from rrcheck.errors import UsageError
 from rrcheck.checker.model.scenarios import Scenario, make_system
-from rrcheck.checker.tla.model import SPECS, model_files, spec_of
-from rrcheck.checker.tla.values import events_of, parse_state
+from rrcheck.checker.tla.follow import Parting, follow
+from rrcheck.checker.tla.model import model_files, spec_of, specs_dir
+from rrcheck.checker.tla.values import parse_state
 
 # TLC's exit status (tlc2.output.EC.ExitStatus)
 EXIT = {0: "pass", 10: "assumption violated", 11: "deadlock", 12: "safety violation",
@@ -87,8 +90,22 @@ class TlaCheck:
     message: str = ""
     trace: list = field(default_factory=list)     # TLC's states, parsed
     events: list = field(default_factory=list)    # the same run as Python scheduler events
+    parting: Parting | None = None                # where the Python model cannot follow TLC's trace
+    judged: str | None = None                     # the property the Python model's judge finds on it
     counterexample: Path | None = None
     reproduced: bool | None = None
+
+    def disagreement(self) -> str | None:
+        """Why this run alone shows the spec and the Python model part (None: it
+        does not): TLC's trace leaves the Python model, or the model follows it
+        and its judge does not find TLC's violation."""
+        if self.parting is not None:
+            return self.parting.summary()
+        if self.verdict == "violation" and self.reproduced is False:
+            found = f"finds {self.judged}" if self.judged else "finds no violation"
+            return (f"the Python model follows all {len(self.events)} steps of TLC's trace, and its judge {found} "
+                    f"where TLC finds {self.property}")
+        return None
 
     @property
     def transitions(self) -> int:
@@ -100,7 +117,9 @@ class TlaCheck:
                 "message": self.message or None, "states": self.states, "states_generated": self.generated,
                 "transitions": self.transitions, "depth": self.depth, "seconds": round(self.seconds, 3),
                 "tlc_exit": self.exit_code, "tlc_exit_meaning": EXIT.get(self.exit_code, "unknown"),
-                "trace_length": len(self.events),
+                "trace_length": len(self.trace) - 1 if self.trace else 0,
+                "python_follows": len(self.events), "disagreement": self.disagreement(),
+                "parting": self.parting.as_dict() if self.parting else None,
                 "counterexample": str(self.counterexample) if self.counterexample else None,
                 "replay_reproduces": self.reproduced}
 
@@ -116,7 +135,7 @@ def run_tla(protocol: str, scenario: Scenario, mutant: str | None = None, proper
             progress: bool = True) -> TlaCheck:
     """Check ``protocol`` (or ``mutant``) on ``scenario`` with TLC; ``progress``
     relays TLC's progress lines to stderr, each prefixed ``  tlc: ``."""
-    spec_of(protocol)
+    specs = specs_dir(spec_of(protocol).module)
     exe, tools = java(), jar()
     system, workload = make_system(protocol, scenario, mutant)
     props = properties_for(system, protocol, properties) if properties != () else ()
@@ -125,7 +144,7 @@ def run_tla(protocol: str, scenario: Scenario, mutant: str | None = None, proper
         Path(keep).mkdir(parents=True, exist_ok=True)
     work = Path(tempfile.mkdtemp(prefix="rrcheck-tlc-", dir=keep))
     try:
-        for f in SPECS.glob("*.tla"):
+        for f in specs.glob("*.tla"):
             shutil.copy(f, work / f.name)
         (work / "MC.tla").write_text(mc)
         (work / "MC.cfg").write_text(cfg)
@@ -233,16 +252,17 @@ def _result(protocol, mutant, scenario, system, workload, props, proc, seconds, 
     c.trace = [parse_state(body) for code, body in msgs if code == 2217]
     if not c.trace:  # an initial state violates it: TLC prints that state in its message, after one line
         c.trace = [parse_state(body.split("\n", 1)[1]) for code, body in msgs if code in (2107, 2110)][:1]
-    c.events = events_of(system, c.trace)
-    if out is not None:
-        c.counterexample, c.reproduced = _save(out, protocol, mutant, scenario, system, workload, props, c)
+    c.events, c.parting = follow(system, c.trace)
+    if c.parting is None:
+        _judge(out, protocol, mutant, scenario, system, workload, props, c)
     return c
 
 
-def _save(out, protocol, mutant, scenario, system, workload, props, c: TlaCheck):
-    """The TLC trace as an rrcheck counterexample file (the violation recorded is
-    the one the Python model's replay reproduces) and as ITF beside it, TLC's
-    values as TLC printed them."""
+def _judge(out, protocol, mutant, scenario, system, workload, props, c: TlaCheck) -> None:
+    """The TLC trace replayed on the Python model, which judges it (``c.judged``,
+    ``c.reproduced``); with ``out``, saved as an rrcheck counterexample file (the
+    violation recorded is the one the Python model's replay reproduces) and as
+    ITF beside it, TLC's values as TLC printed them."""
     cx = T.Counterexample(
         schema_version=T.SCHEMA_VERSION, tool=T.tool_version() + " (TLC)", protocol=protocol, mutant=mutant,
         knobs=system.protocol.knobs, workload=workload.name, procs=scenario.procs, nodes=scenario.nodes,
@@ -250,9 +270,12 @@ def _save(out, protocol, mutant, scenario, system, workload, props, c: TlaCheck)
         bounds=system.bounds.as_dict(), properties=list(props), events=T.to_json_events(c.events),
         violation={"property": c.property, "message": f"TLC: {c.message}", "values": {}})
     rep = T.replay(cx)
-    same = rep.violation is not None and rep.violation.property == c.property
-    if same:
+    c.judged = rep.violation.property if rep.violation is not None else None
+    c.reproduced = c.judged == c.property
+    if c.reproduced:
         cx.violation = T.ViolationModel(**rep.violation.as_dict())
+    if out is None:
+        return
     name = (mutant or f"{protocol}/{scenario.workload}").replace("/", "__") + ".tlc"
     itf.write(Path(out) / f"{name}.itf.json", itf.of_tlc_trace(c.trace, c.events, f"TLC: {mutant or protocol}"))
-    return T.save(Path(out) / f"{name}.json", cx), same
+    c.counterexample = T.save(Path(out) / f"{name}.json", cx)

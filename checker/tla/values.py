@@ -165,25 +165,3 @@ def tla_view(state: dict):
 
 def py_view(s):
     return (_canon_py(s.procs), _canon_py(s.wire), s.failures, frozenset(s.failed))
-
-
-def events_of(system, states: list[dict]) -> list[tuple]:
-    """The scheduler events that take the Python model through TLC's trace,
-    state for state; an error names the first state where the two part."""
-    s = system.initial()
-    if py_view(s) != tla_view(states[0]):
-        raise UsageError("TLC's initial state differs from the Python model's: the spec and "
-                         "checker/model/system.py encode different systems")
-    events = []
-    for t, target in enumerate(states[1:], start=1):
-        want = tla_view(target)
-        for a in system.actions(s):
-            s2, _ = system.step(s, a)
-            if py_view(s2) == want:
-                events.append(a)
-                s = s2
-                break
-        else:
-            raise UsageError(f"step {t} of TLC's trace has no counterpart in the Python model "
-                             f"(after events {events}): the two encodings part there")
-    return events

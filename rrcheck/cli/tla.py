@@ -4,8 +4,10 @@
                 [--checkpoints C] [--mutant NAME] [--workers N] [--keep DIR] [--json]
     rrcheck tla --all
 
-Exit status as ``rrcheck check``: 0 as expected, 1 a violation or a surprise,
-2 a usage error (TLC or Java missing included), 3 incomplete (timeout).
+Exit status as ``rrcheck check``: 0 as expected, 1 a violation, a surprise or
+a disagreement of the spec and the Python model (TLC's trace leaves the model,
+or its verdict or counts are not the explorer's or specs/manifest.json's), 2 a
+usage error (TLC or Java missing included), 3 incomplete (timeout).
 """
 from __future__ import annotations
 
@@ -21,11 +23,13 @@ from rrcheck.errors import UsageError
 def add_parser(sub) -> None:
     from rrcheck.cli.check import nonneg, positive_float, scenario_args, workers_type
     s = sub.add_parser("tla", help="check a protocol's TLA+ spec with TLC on an rrcheck scenario",
-                       description="Check a protocol's TLA+ specification (specs/) with TLC, on the same "
-                                   "scenarios as rrcheck check, and compare the verdict with the explicit engine's.")
+                       description="Check a protocol's TLA+ specification (specs/, or RRCHECK_SPECS) with TLC, "
+                                   "on the same scenarios as rrcheck check; a TLC trace the Python model cannot "
+                                   "follow, or a verdict or count not the manifest's, is a disagreement (exit 1).")
     s.add_argument("protocol", nargs="?", help="a specified protocol (rrcheck list)")
     s.add_argument("--all", action="store_true",
-                   help="every specified protocol on its default scenarios, every mutant of them on its own")
+                   help="every specified protocol on its default scenarios, every mutant of them on its own, "
+                        "each held to the explorer (no reductions) and to specs/manifest.json")
     s.add_argument("--scenario", type=nonneg("--scenario", 1), metavar="K",
                    help="only the protocol's K-th default scenario (default: all of them)")
     scenario_args(s)
@@ -75,21 +79,80 @@ def cmd_tla(args) -> int:
     checks = plan(args)  # the same scenarios, and the same refusals, as rrcheck check
     if len(checks) > 1 and not args.json:
         print(f"{protocol}: {len(checks)} default scenarios ({', '.join(sc.label() for _, _, sc in checks)})")
-    done = []
+    rows = _manifest_if_any() if args.properties is None else {}
+    done, parted = [], []
     for _, mutant, scenario in checks:
         c = run_tla(protocol, scenario, mutant, args.properties, args.workers, keep, Path(args.out), args.timeout,
                     progress=args.progress)
-        done.append(c)
+        found = disagreements(c, row=rows.get((protocol, mutant, scenario.label())))
+        done.append((c, found))
+        if found:
+            parted.append((c, found))
         if not args.json:
-            _print(c)
+            _print(c, found, events=True)
     if args.json:
-        print(json.dumps(done[0].as_dict() if len(done) == 1 else
-                         {"protocol": protocol, "checks": [c.as_dict() for c in done]}, indent=1))
-    verdicts = {c.verdict for c in done}
-    return 1 if verdicts & {"error", "violation"} else 3 if "incomplete" in verdicts else 0
+        out = [c.as_dict() | {"disagreements": found} for c, found in done]
+        print(json.dumps(out[0] if len(out) == 1 else {"protocol": protocol, "checks": out}, indent=1))
+    for c, found in parted:
+        print(f"rrcheck: the spec and the model disagree on {c.mutant or c.protocol}, {c.scenario.label()}: "
+              f"{found[0]}" + (f" (and {len(found) - 1} more)" if len(found) > 1 else ""), file=sys.stderr)
+    verdicts = {c.verdict for c, _ in done}
+    return 1 if parted or verdicts & {"error", "violation"} else 3 if "incomplete" in verdicts else 0
 
 
-def _print(c) -> None:
+def _manifest_if_any() -> dict:
+    """specs/manifest.json's rows, or none if the specs' directory has no readable one
+    (one scenario's check needs none; `--all` does)."""
+    from rrcheck.checker.tla.model import manifest
+    try:
+        return manifest()
+    except UsageError:
+        return {}
+
+
+def _verdict(verdict: str, prop: str | None) -> str:
+    if verdict == "violation":
+        return f"a {prop} violation" if prop else "a violation"
+    return "a pass" if verdict == "pass" else verdict
+
+
+def disagreements(c, explorer=None, row=None) -> list[str]:
+    """Where TLC's run ``c`` and the Python model part, one sentence each: TLC's
+    trace (it leaves the model, or the model judges it otherwise); given, the
+    explorer's result without reductions (``explorer``) and the model's row of
+    specs/manifest.json (``row``): the verdict and property, and on a pass the
+    counts (specs/README.md, "How the counts relate": TLC's distinct states are
+    the explorer's states, its states generated the explorer's transitions + 1,
+    its depth the explorer's). A violation's counts depend on each engine's
+    search order and are not compared; nor are a run's that did not finish."""
+    found = [d] if (d := c.disagreement()) else []
+    if c.verdict not in ("pass", "violation"):
+        return found
+    tlc = _verdict(c.verdict, c.property)
+    if explorer is not None:
+        py = _verdict(explorer.verdict, explorer.violation.property if explorer.violation else None)
+        if py != tlc:
+            found.append(f"TLC finds {tlc}, the explorer {py}")
+        elif c.verdict == "pass":
+            for what, t, e in (("distinct states", c.states, explorer.states),
+                               ("states generated", c.generated, explorer.transitions + 1),
+                               ("depth", c.depth, explorer.depth)):
+                if t != e:
+                    found.append(f"{what}: TLC {t:,}, the explorer {e:,}"
+                                 + (" (its transitions + 1)" if what == "states generated" else ""))
+    if row is not None:
+        listed = _verdict(row["result"], row["property"])
+        if listed != tlc:
+            found.append(f"TLC finds {tlc}, specs/manifest.json {listed}")
+        elif c.verdict == "pass":
+            for what, t, m in (("distinct states", c.states, row["distinct_states"]),
+                               ("states generated", c.generated, row["states_generated"])):
+                if t != m:
+                    found.append(f"{what}: TLC {t:,}, specs/manifest.json {m:,}")
+    return found
+
+
+def _print(c, found=(), events=False) -> None:
     print(f"{c.mutant or c.protocol} on {c.scenario.label()} (TLC): {c.verdict.upper()}")
     if c.property:
         print(f"  {c.property}: {c.message}")
@@ -100,6 +163,24 @@ def _print(c) -> None:
         print(f"  counterexample ({len(c.events)} events): {c.counterexample}"
               f" ({'replays' if c.reproduced else 'does NOT replay'} on the Python model)")
         print(f"  see it: rrcheck replay {c.counterexample}")
+    _print_disagreements(c, found, events)
+
+
+def _print_disagreements(c, found, events: bool, indent: str = "  ") -> None:
+    """Each disagreement in a line; where TLC's trace leaves the Python model, the
+    steps it follows (their events, if ``events``) and the step it cannot take."""
+    for d in found:
+        print(f"{indent}THE SPEC AND THE MODEL DISAGREE: {d}")
+    p = c.parting
+    if p is None:
+        return
+    if events and p.followed:
+        print(f"{indent}TLC's trace as the Python model's events, steps 1 to {len(p.followed)}:")
+        for k, e in enumerate(p.followed, start=1):
+            print(f"{indent}  {k:>3} {json.dumps(list(e))}")
+    for line in p.lines()[1:]:
+        print(f"{indent}{line}")
+    print(f"{indent}(TLC's whole trace: --keep DIR keeps TLC's output, tlc.out)")
 
 
 def expected(c) -> bool:
@@ -111,11 +192,15 @@ def expected(c) -> bool:
 
 def _all(args, keep) -> int:
     """Every specified protocol's default scenarios and mutants, one row as each
-    finishes."""
+    finishes; each held to the explorer without reductions and to its row of
+    specs/manifest.json (:func:`disagreements`)."""
+    from rrcheck.checker.explicit.check import run_check
     from rrcheck.checker.model.scenarios import DEFAULTS, scenario_for_mutant
     from rrcheck.checker.tla import SPECIFIED, run_tla
+    from rrcheck.checker.tla.model import manifest
     from rrcheck.protocols.mutants import MUTANTS, PROTOCOLS
     out = Path(args.out)
+    rows = manifest()  # before the work: a missing or broken manifest is one line
     jobs = [(p, sc, None) for p in SPECIFIED for sc in DEFAULTS[p]]
     jobs += [(m.protocol, scenario_for_mutant(name), name) for name, m in MUTANTS.items()
              if m.protocol in SPECIFIED and not m.model]
@@ -128,24 +213,37 @@ def _all(args, keep) -> int:
             print(f"rrcheck: [{k}/{len(jobs)}] {mut or p} {sc.label()} (TLC)", file=sys.stderr, flush=True)
             c = run_tla(p, sc, mut, workers=args.workers, keep=keep, out=out, timeout=args.timeout,
                         progress=args.progress)
-            checks.append(c)
+            py = run_check(p, sc, mut, reduce=False, progress=args.progress).result
+            row = rows.get((p, mut, sc.label()))
+            found = disagreements(c, py, row) + ([] if row else ["specs/manifest.json has no row for it"])
+            good = expected(c) and not found
+            checks.append((c, good, found))
             if args.json:
-                print(json.dumps(c.as_dict() | {"expected": expected(c)}), flush=True)
+                print(json.dumps(c.as_dict() | {"expected": good, "disagreements": found,
+                                                "explorer": {"verdict": py.verdict, "states": py.states,
+                                                             "transitions": py.transitions, "depth": py.depth,
+                                                             "property": py.violation.property if py.violation
+                                                             else None}}), flush=True)
             else:
-                mark = "ok" if expected(c) else ("NOT CAUGHT" if c.mutant else "FAILED")
+                mark = ("ok" if good else "DISAGREE" if found else "NOT CAUGHT" if c.mutant else "FAILED")
                 print(f"{(c.mutant or c.protocol):<44} {c.scenario.label():<38} {c.verdict:<10} "
                       f"{(c.property or '-'):<22} {c.states:>9,} {c.seconds:>6.1f}  {mark}", flush=True)
+                _print_disagreements(c, found, events=False, indent="    ")
     except KeyboardInterrupt:
         interrupted = True
-    good = sum(expected(c) for c in checks)
+    good = sum(g for _, g, _ in checks)
+    parted = sum(bool(f) for _, _, f in checks)
     ok = not interrupted and good == len(jobs)
     missing = [p for p in PROTOCOLS if p not in SPECIFIED]
     if args.json:
         print(json.dumps({"summary": True, "ok": ok, "checks": len(jobs), "as_expected": good,
-                          "interrupted": interrupted, "not_specified": missing}),
+                          "disagree": parted, "interrupted": interrupted, "not_specified": missing}),
               flush=True)
     else:
         print(f"\n{good}/{len(jobs)} as expected under TLC" + (" (INTERRUPTED)" if interrupted else ""))
+        if parted:
+            print(f"{parted} where the spec and the model disagree (TLC's trace, or its verdict or counts against "
+                  "the explorer's and specs/manifest.json's)")
         if missing:
             print(f"no TLA+ spec yet: {', '.join(missing)}")
     return 130 if interrupted else 0 if ok else 1
