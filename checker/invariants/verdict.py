@@ -88,6 +88,39 @@ class Check:
         return d
 
 
+# The coverage witnesses (docs/design.md §5): each kind of failure and when it struck, and
+# the recovery the failures drove. The Judge counts them for every engine (recoveries
+# completed only along a run: Judge.along_a_run); a random engine is held to them, and the
+# stateful one also counts the runs in which each occurred.
+FAILURE_KINDS = ("process_crashes", "node_crashes", "crashes_after_a_checkpoint", "crashes_during_a_recovery",
+                 "second_failures")
+COVERAGE = FAILURE_KINDS + ("rollbacks", "rollbacks_to_a_checkpoint", "replays", "recoveries_completed",
+                            "terminal_states_after_failure")
+
+
+def failure_kinds(system) -> tuple[str, ...]:
+    """The kinds of failure the bounds of ``system`` allow, and the moments: a node
+    crash where one can take more than a process crash does (or no process crash is
+    allowed), a crash after a checkpoint where checkpoints are, a second failure and
+    (unless failures wait for the end of a recovery) a crash during a recovery where
+    two failures are."""
+    b = system.bounds
+    if not b.failures:
+        return ()
+    kinds = []
+    if "process" in b.crash_kinds:
+        kinds.append("process_crashes")
+    if "node" in b.crash_kinds and (system.victims_per_failure > 1 or "process" not in b.crash_kinds):
+        kinds.append("node_crashes")
+    if b.checkpoints:
+        kinds.append("crashes_after_a_checkpoint")
+    if b.failures >= 2:
+        kinds.append("second_failures")
+        if not b.no_failure_during_recovery:
+            kinds.append("crashes_during_a_recovery")
+    return tuple(kinds)
+
+
 def vacuity(protocol: str, scenario: Scenario, result: Result, sets_of_one: bool = False) -> str | None:
     """A pass proves something only if recovery was exercised: say what was not.
     Theorem1 is about intra-set messages: with sets of one process (sender-based

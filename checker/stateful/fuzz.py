@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from rrcheck.checker.model import workloads as W
-from rrcheck.checker.invariants.verdict import Check
+from rrcheck.checker.invariants.verdict import COVERAGE, Check, failure_kinds
 from rrcheck.checker.traces.counterexample import save_counterexample
 from rrcheck.checker.model.classify import failure_free
 from rrcheck.errors import UsageError
@@ -76,6 +76,34 @@ FUZZ_NOT_DOUBLED: dict[str, str] = {
 }
 
 
+# Coverage witnesses the explicit search meets on a default scenario and the stateful tests'
+# runs (200, seed 1) may miss: (protocol, scenario label) -> witness -> why, measured.
+COVERAGE_OUT_OF_REACH: dict[tuple[str, str], dict[str, str]] = {
+    ("chandy-lamport", "pingpong n=2/2nodes f=1 c=1"): {
+        "replays": "a message recorded in transit by the checkpoint wave, then the crash that restores it: "
+                   "24 replays in the explicit search's 2,030 states; replays in 0, 2 and 4 of 200 runs "
+                   "(seeds 1, 0, 2), in 7 to 15 of 1,000"},
+    ("app-level", "c3_two_epochs n=2/2nodes f=1 c=2@sites process"): {
+        "replays": "a late message or reception logged, then a crash that replays it from the log: 639 "
+                   "replays in the explicit search's 17,966 states; replays in 0, 1 and 2 of 200 runs "
+                   "(seeds 1, 0, 2), in 11 to 17 of 1,000"},
+    ("app-level", "c3_bcast_root n=2/2nodes f=1 c=1@sites process"): {
+        "replays": "a reception logged, then a crash that replays it from the log: 3 replays in the "
+                   "explicit search's 708 states; none in 200 runs (seeds 0-2), replays in 0 to 2 of 1,000"},
+}
+
+def shortfalls(witnesses: dict, allowed, reference: dict | None = None, excused=()) -> list[str]:
+    """The coverage witnesses a campaign should have met and did not: the kinds of failure
+    its scenario ``allowed`` (:func:`failure_kinds`) and, if any, what every failure brings
+    (a rollback, a recovery completed, a run with a failure that ends); every coverage
+    witness the explicit search met on the same scenario (``reference``, its witnesses);
+    but the ``excused`` ones."""
+    need = set(allowed) | {k for k in COVERAGE if reference and reference.get(k, 0)}
+    if allowed:
+        need |= {"rollbacks", "recoveries_completed", "terminal_states_after_failure"}
+    return sorted(k for k in need - set(excused) if not witnesses.get(k, 0))
+
+
 def procs_of(sc: Scenario) -> int:
     return W.make(sc.workload, sc.procs, sc.nodes).n
 
@@ -124,6 +152,29 @@ class Fuzz(Check):
     found_after: int | None = None      # runs until the first violation, before shrinking
     found_seconds: float | None = None
     narrowed: int = 0                   # runs that never chose some enabled kind of event (swarm)
+    runs_with: dict = dataclasses.field(default_factory=dict)  # per coverage witness, the runs in which it rose
+    allowed: tuple[str, ...] = ()       # the kinds of failure the scenario allows (failure_kinds)
+
+    @property
+    def never_generated(self) -> list[str]:
+        """The kinds of failure the scenario allows that no run generated."""
+        return [k for k in self.allowed if not self.result.witnesses.get(k, 0)]
+
+    def shortfalls(self, reference: dict | None = None, excused=()) -> list[str]:
+        """:func:`shortfalls` of this campaign."""
+        return shortfalls(self.result.witnesses, self.allowed, reference, excused)
+
+    @property
+    def coverage(self) -> dict:
+        """What the runs explored: per coverage witness its count and the runs in which
+        it occurred; the distinct states; the Judge's witness classes met."""
+        w = self.result.witnesses
+        return {"runs": self.examples,
+                "counts": {k: w.get(k, 0) for k in COVERAGE},
+                "runs_with": {k: self.runs_with.get(k, 0) for k in COVERAGE},
+                "failure_kinds_allowed": list(self.allowed), "failure_kinds_never_generated": self.never_generated,
+                "states": self.result.states,
+                "witness_classes_met": sorted(k for k, v in w.items() if v)}
 
     @property
     def expected(self) -> bool:
@@ -138,7 +189,8 @@ class Fuzz(Check):
         return {**super().as_dict(), "engine": "hypothesis", "exhaustive": False, "profile": self.profile,
                 "sequential_failures": self.sequential,
                 "seed": self.seed, "examples": self.examples, "runs_never_choosing_an_enabled_kind": self.narrowed, "examples_to_find": self.found_after,
-                "seconds_to_find": round(self.found_seconds, 3) if self.found_seconds is not None else None}
+                "seconds_to_find": round(self.found_seconds, 3) if self.found_seconds is not None else None,
+                "coverage": self.coverage}
 
 
 def run_fuzz(protocol: str, scenario: Scenario, mutant: str | None = None, properties=None,
@@ -160,4 +212,4 @@ def run_fuzz(protocol: str, scenario: Scenario, mutant: str | None = None, prope
     path = save_counterexample(out, protocol, mutant, scenario, system, workload, props, result, ".fuzz.json")
     return Fuzz(protocol, mutant, scenario, result, path, profile=profile, seed=seed, sequential=sequential,
                 examples=tally.examples, found_after=tally.found_after, found_seconds=tally.found_seconds,
-                narrowed=tally.narrowed)
+                narrowed=tally.narrowed, runs_with=dict(tally.runs_with), allowed=failure_kinds(system))

@@ -19,6 +19,11 @@ actions and successors and the :class:`~rrcheck.checker.invariants.Judge` for ve
   judged at its terminal state, as the explorer judges every terminal state:
   Termination, FailureFreeEquivalence, NoOrphan and NoDuplicateDelivery are
   end-of-run properties.
+- Each run counts what it covered: the coverage witnesses of the Judge
+  (:data:`rrcheck.checker.invariants.verdict.COVERAGE`: each kind of failure and when
+  it struck, rollbacks to a checkpoint, replays, recoveries completed) and, per
+  campaign, the runs in which each rose (:attr:`Tally.runs_with`); ``rrcheck fuzz``
+  reports them, and the stateful tests require each one the scenario allows.
 - A violation raises :class:`Violated` carrying the events that led to it; one
   subclass per property, so the shrinker (which keeps the exception's type)
   keeps the property while it shortens the run. The shrunk events are a
@@ -37,7 +42,7 @@ from hypothesis.internal.conjecture import engine as _engine, providers as _prov
 from hypothesis.stateful import (RuleBasedStateMachine, initialize, invariant, precondition, rule,
                                  run_state_machine_as_test)
 
-from rrcheck.checker.invariants.verdict import Result
+from rrcheck.checker.invariants.verdict import COVERAGE, Result
 from rrcheck.checker.model.system import CRASHES
 from rrcheck.checker.invariants import Judge, Violation
 
@@ -52,6 +57,14 @@ PROFILES = ("ci", "deep")  # checker/stateful/fuzz.py offers them without import
 SHRINK_SECONDS = {"ci": 5, "deep": 120}  # Hypothesis's own cap is 300 s
 
 CHOICE = st.integers(min_value=0, max_value=255)  # which enabled event of a kind; shrinks to the first
+
+# Tests only: rules weakened, to show that the coverage witnesses notice an engine that
+# quietly stopped generating something. A rule's name (Run's, "settle" included) -> when,
+# within each run, it stops: "after its first use" or "after the first checkpoint". The
+# events of a weakened rule's kind are then withheld from every part of the machine (its
+# rule, the seeded scheduler, the planned failures, the end of the run).
+WEAKENED: dict[str, str] = {}
+WHEN = ("after its first use", "after the first checkpoint")
 
 
 class Violated(AssertionError):
@@ -84,6 +97,7 @@ class Tally:
     first: tuple | None = None                 # (violation, events) of that run
     found_seconds: float | None = None
     narrowed: int = 0  # runs in which Hypothesis never chose some kind of event that was enabled
+    runs_with: dict = field(default_factory=lambda: dict.fromkeys(COVERAGE, 0))  # runs in which each witness rose
     t0: float = field(default_factory=time.perf_counter)
     progress: bool = False
     _last: float = 0.0
@@ -131,6 +145,9 @@ def machine(system, judge: Judge, tally: Tally | None = None) -> type[RuleBasedS
             self.tail = random.Random(0)  # the seeded scheduler of settle and teardown (reseeded by the plan)
             self.offered: set[str] = set()  # kinds of event enabled at some point of the run
             self.taken: set[str] = set()    # kinds Hypothesis chose
+            self._w0 = [judge.w[k] for k in COVERAGE]  # the coverage witnesses before this run
+            self.used: set[str] = set()     # kinds of event this run took (WEAKENED only)
+            self.checkpointed = False       # a checkpoint was taken in this run (WEAKENED only)
             tally.examples += 1
             tally.seen.add(hash(self.s))
             tally.tick()
@@ -139,8 +156,17 @@ def machine(system, judge: Judge, tally: Tally | None = None) -> type[RuleBasedS
         def enabled(self, kind: str | None = None) -> list[tuple]:
             if self._acts is None:
                 self._acts = system.actions(self.s)
+                if WEAKENED:
+                    self._acts = self._withhold(self._acts)
                 self.offered.update(a[0] for a in self._acts)
             return self._acts if kind is None else [a for a in self._acts if a[0] == kind]
+
+        def _weakened(self, rule: str) -> bool:
+            when = WEAKENED.get(rule)
+            return when is not None and (rule in self.used if when == WHEN[0] else self.checkpointed)
+
+        def _withhold(self, acts: list[tuple]) -> list[tuple]:
+            return [a for a in acts if not self._weakened(RULE_OF[a[0]])]
 
         def _take(self, kind: str, i: int) -> None:
             acts = self.enabled(kind)
@@ -155,8 +181,12 @@ def machine(system, judge: Judge, tally: Tally | None = None) -> type[RuleBasedS
             self.trace.append(a)
             self.s, self._acts = s2, None
             tally.seen.add(hash(s2))
+            if WEAKENED:
+                self.used.add(RULE_OF[a[0]])
+                self.checkpointed = self.checkpointed or any(o[0] == "checkpoint" for o in obs)
             tally.max_depth = max(tally.max_depth, len(self.trace))
             self._check(judge.transition(s, a, s2, obs))
+            judge.along_a_run(s, s2)
             self._check_state()
             if all(x[0] in CRASHES for x in self.enabled()):
                 self._check_terminal()
@@ -172,6 +202,8 @@ def machine(system, judge: Judge, tally: Tally | None = None) -> type[RuleBasedS
                 crashes = [x for x in self.enabled() if x[0] in CRASHES]
             else:
                 crashes = system.crashes_after(s, a, s2)
+                if WEAKENED:
+                    crashes = self._withhold(crashes)
             if crashes:
                 self.moments += 1
                 if self.strikes[0][0] <= self.moments:
@@ -289,8 +321,10 @@ def machine(system, judge: Judge, tally: Tally | None = None) -> type[RuleBasedS
             """The seeded scheduler's next event: one of the enabled events
             that are not crashes (the run's end is judged when it gets there)."""
             acts = self.settling()
-            if acts:
+            if acts and not (WEAKENED and self._weakened("settle")):
                 self._do(self.tail.choice(acts))
+                if WEAKENED:
+                    self.used.add("settle")
 
         # -- the properties ---------------------------------------------------------
         @invariant()
@@ -300,20 +334,31 @@ def machine(system, judge: Judge, tally: Tally | None = None) -> type[RuleBasedS
 
         def teardown(self):
             """Finish the run with the seeded scheduler (and the planned
-            failures), then judge its terminal state."""
-            if self.failed:
-                return
-            if self.offered - self.taken:
-                tally.narrowed += 1
-            while len(self.trace) < depth:
-                acts = self.settling()
-                if not acts:
-                    self._check_terminal()
+            failures), then judge its terminal state; count what it covered."""
+            try:
+                if self.failed:
                     return
-                self._do(self.tail.choice(acts))
+                if self.offered - self.taken:
+                    tally.narrowed += 1
+                while len(self.trace) < depth:
+                    acts = self.settling()
+                    if not acts:
+                        self._check_terminal()
+                        return
+                    self._do(self.tail.choice(acts))
+            finally:
+                for k, before in zip(COVERAGE, self._w0):
+                    if judge.w[k] > before:
+                        tally.runs_with[k] += 1
 
     Run.__name__ = Run.__qualname__ = f"Run_{system.protocol.name}_{system.workload.name}".replace("-", "_")
     return Run
+
+
+# the rule of each kind of event (WEAKENED names rules)
+RULE_OF = {"step": "app_step", "recv": "match", "choose": "choose", "deliver": "deliver",
+           "internal": "protocol_step", "coll_all": "collective", "coll": "collective_from_log",
+           "crash": "crash", "crash_node": "crash_node", "restart": "restart"}
 
 
 def run_length(system) -> int:

@@ -95,6 +95,12 @@ def cmd_fuzz(args) -> int:
                  f"{len(f.result.trace)} events" if f.found_after else " — a sample, not a proof")
         one = ", one failure at a time" if f.sequential else ""
         print(f"  Hypothesis: {f.examples:,} runs (profile {f.profile}, seed {f.seed}{one}){found}")
+        cov = f.coverage
+        print("  coverage (count, runs): " + ", ".join(f"{k} {v:,}/{cov['runs_with'][k]:,}"
+                                                     for k, v in cov["counts"].items()))
     if f.vacuous:
         print(f"rrcheck: {f.mutant or protocol} on {scenario.label()}: VACUOUS pass: {f.vacuous}", file=sys.stderr)
+    if f.result.verdict == "pass" and f.never_generated:
+        print(f"rrcheck: {f.mutant or protocol} on {scenario.label()}: no run generated "
+              f"{', '.join(f.never_generated)}, which the scenario allows", file=sys.stderr)
     return {"pass": 0, "violation": 1}[f.result.verdict]
