@@ -24,7 +24,9 @@ def run_check(protocol: str, scenario: Scenario, mutant: str | None = None, prop
               grouping: tuple[int, ...] | None = None, progress: bool | None = None,
               anyway: bool = False, workers: int = 1, checkpoint: Path | None = None,
               recover: Path | None = None, checkpoint_every: float = 60.0, fingerprints: bool = False,
-              mpi: bool = False, hostfile: str | None = None, memory_limit: int | None = None) -> Check:
+              mpi: bool = False, hostfile: str | None = None, memory_limit: int | None = None,
+              visited: set | None = None) -> Check:
+    """``visited``, if given, receives every state a one-worker search stored."""
     system, workload = make_system(protocol, scenario, mutant, grouping)
     anyway = anyway or (mutant is not None and MUTANTS[mutant].extra.get("anyway", False))
     if getattr(system.protocol, "requires_send_determinism", False) and not anyway:
@@ -49,7 +51,7 @@ def run_check(protocol: str, scenario: Scenario, mutant: str | None = None, prop
     else:
         result = explore(system, judge, strategy, max_states, time_limit, seed, progress=progress, reduce=reduce,
                          workers=workers, snapshots=snapshots, fingerprints=fingerprints,
-                         memory_limit=memory_limit)
+                         memory_limit=memory_limit, visited=visited)
     path = save_counterexample(out, protocol, mutant, scenario, system, workload, props, result)
     return Check(protocol, mutant, scenario, result, path,
                  sets_of_one=len(set(system.ctx.group_of)) == system.n)

@@ -34,7 +34,8 @@ def _path(parent: dict, s) -> list:
 def explore(system, judge: Judge, strategy: str = "bfs", max_states: int | None = None,
             time_limit: float | None = None, seed: int = 0, walks: int = 1000,
             progress: bool | None = None, reduce: bool = True, workers: int = 1,
-            snapshots=None, fingerprints: bool = False, memory_limit: int | None = None) -> Result:
+            snapshots=None, fingerprints: bool = False, memory_limit: int | None = None,
+            visited: set | None = None) -> Result:
     """Search the state space of ``system``; ``reduce`` applies the reductions
     of :meth:`rrcheck.checker.model.system.System.reduce` (same terminal states, fewer paths);
     ``workers`` > 1 or ``fingerprints`` runs the BFS on that many processes with a visited set
@@ -43,7 +44,10 @@ def explore(system, judge: Judge, strategy: str = "bfs", max_states: int | None 
     bound and on an interrupt, and continues a saved one. A search whose resident memory
     passes ``memory_limit`` bytes (None: 80 % of the memory available) stops incomplete;
     an interrupted one raises :class:`rrcheck.checker.explicit.progress.Interrupted`, which
-    holds what it had explored."""
+    holds what it had explored. ``visited``, if given, receives every state a one-worker
+    search stored (the states themselves: their equality is the search's key)."""
+    if visited is not None and (workers > 1 or fingerprints or strategy == "random"):
+        raise ValueError("only a one-worker search keeps its states")
     if workers > 1 or fingerprints or strategy == "random":
         from rrcheck.checker.explicit.parallel import FingerprintCollision, explore_parallel
         try:
@@ -61,7 +65,7 @@ def explore(system, judge: Judge, strategy: str = "bfs", max_states: int | None 
     with _deferred_interrupts(snapshots is not None and snapshots.save_to is not None) as stop, \
             no_cycle_collection():
         return _search(system, judge, strategy, max_states, time_limit, progress, reduce, snapshots, stop,
-                       memory_limit)
+                       memory_limit, visited)
 
 
 @contextmanager
@@ -89,7 +93,7 @@ _STORE_LESS = "use --fingerprints or --workers to store less per state, or --mem
 
 
 def _search(system, judge, strategy, max_states, time_limit, progress, reduce, snapshots, stop,
-            memory_limit) -> Result:
+            memory_limit, visited=None) -> Result:
     t0 = time.perf_counter()
     prog = Progress(progress)
     memory = MemoryGuard(memory_limit)
@@ -98,6 +102,8 @@ def _search(system, judge, strategy, max_states, time_limit, progress, reduce, s
 
     def done(verdict, v=None, trace=()):
         prog.close()
+        if visited is not None:
+            visited.update(parent)
         return Result(verdict, len(parent), judge.w["transitions"], depth_of_max,
                       time.perf_counter() - t0, dict(judge.w), strategy, v, list(trace), reason)
 

@@ -92,6 +92,14 @@ COVERAGE_OUT_OF_REACH: dict[tuple[str, str], dict[str, str]] = {
                    "explicit search's 708 states; none in 200 runs (seeds 0-2), replays in 0 to 2 of 1,000"},
 }
 
+# Per protocol, the default scenario (an index into DEFAULTS) on which the stateful engine is
+# held state by state to the explicit one: the smallest of its unreduced searches, where every
+# state a run visits must be in the explicit reachable set (benchmarks/fuzz_vs_explore.py
+# records the fraction of that set a fixed budget of runs reaches).
+STATE_BY_STATE: dict[str, int] = {"correlated-set": 4, "sbml": 1, "hmpl": 3, "rbml": 0, "coordinated": 0,
+                                  "chandy-lamport": 0, "send-deterministic": 0, "app-level": 3}
+
+
 def shortfalls(witnesses: dict, allowed, reference: dict | None = None, excused=()) -> list[str]:
     """The coverage witnesses a campaign should have met and did not: the kinds of failure
     its scenario ``allowed`` (:func:`failure_kinds`) and, if any, what every failure brings
@@ -196,7 +204,8 @@ class Fuzz(Check):
 def run_fuzz(protocol: str, scenario: Scenario, mutant: str | None = None, properties=None,
              out: Path | None = None, profile: str = "ci", examples: int | None = None, seed: int = 0,
              grouping: tuple[int, ...] | None = None, progress: bool | None = None, shrink: bool = True,
-             sequential: bool = False) -> Fuzz:
+             sequential: bool = False, visited: set | None = None) -> Fuzz:
+    """``visited``, if given, receives every state a run visited (the explicit search's keys)."""
     try:
         from rrcheck.checker.stateful.machine import hunt
     except ImportError:
@@ -208,7 +217,7 @@ def run_fuzz(protocol: str, scenario: Scenario, mutant: str | None = None, prope
         system.bounds = dataclasses.replace(system.bounds, no_failure_during_recovery=True)
     props = properties_for(system, protocol, properties)
     judge = Judge(system, props, failure_free(workload).finals)
-    result, tally = hunt(system, judge, profile, examples, seed, progress, shrink)
+    result, tally = hunt(system, judge, profile, examples, seed, progress, shrink, visited)
     path = save_counterexample(out, protocol, mutant, scenario, system, workload, props, result, ".fuzz.json")
     return Fuzz(protocol, mutant, scenario, result, path, profile=profile, seed=seed, sequential=sequential,
                 examples=tally.examples, found_after=tally.found_after, found_seconds=tally.found_seconds,

@@ -98,6 +98,7 @@ class Tally:
     found_seconds: float | None = None
     narrowed: int = 0  # runs in which Hypothesis never chose some kind of event that was enabled
     runs_with: dict = field(default_factory=lambda: dict.fromkeys(COVERAGE, 0))  # runs in which each witness rose
+    visited: set | None = None  # every state visited, when a caller asks (the same keys as the explicit search's)
     t0: float = field(default_factory=time.perf_counter)
     progress: bool = False
     _last: float = 0.0
@@ -150,6 +151,8 @@ def machine(system, judge: Judge, tally: Tally | None = None) -> type[RuleBasedS
             self.checkpointed = False       # a checkpoint was taken in this run (WEAKENED only)
             tally.examples += 1
             tally.seen.add(hash(self.s))
+            if tally.visited is not None:
+                tally.visited.add(self.s)
             tally.tick()
 
         # -- the model's view ---------------------------------------------------
@@ -181,6 +184,8 @@ def machine(system, judge: Judge, tally: Tally | None = None) -> type[RuleBasedS
             self.trace.append(a)
             self.s, self._acts = s2, None
             tally.seen.add(hash(s2))
+            if tally.visited is not None:
+                tally.visited.add(s2)
             if WEAKENED:
                 self.used.add(RULE_OF[a[0]])
                 self.checkpointed = self.checkpointed or any(o[0] == "checkpoint" for o in obs)
@@ -378,11 +383,12 @@ def _index_constants():
 
 
 def hunt(system, judge: Judge, profile: str = "ci", examples: int | None = None, seed: int = 0,
-         progress: bool | None = None, shrink: bool = True) -> tuple[Result, Tally]:
+         progress: bool | None = None, shrink: bool = True, visited: set | None = None) -> tuple[Result, Tally]:
     """Run the state machine of ``system`` under a settings profile; the
     result has the fields of an explicit search's, with the shrunk run (or,
-    without ``shrink``, the first failing run) as its trace."""
-    tally = Tally(progress=sys.stderr.isatty() if progress is None else progress)
+    without ``shrink``, the first failing run) as its trace. ``visited``, if
+    given, receives every state a run visited."""
+    tally = Tally(progress=sys.stderr.isatty() if progress is None else progress, visited=visited)
     base = settings.get_profile(profile)
     # Hypothesis chooses about a failure-free run's worth of events and the
     # seeded scheduler finishes the run: more steps would mostly be idle ones
