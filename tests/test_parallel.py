@@ -12,10 +12,10 @@ from rrcheck.checker.explicit.check import default_plan, run_check
 from rrcheck.checker.model.classify import failure_free
 from rrcheck.checker.invariants import Judge
 from rrcheck.checker.explicit.parallel import _balance, explore_parallel
-from rrcheck.checker.model.scenarios import DEFAULTS, TWO_BY_TWO, make_system, scenario_for_mutant
+from rrcheck.checker.model.scenarios import DEFAULTS, THEOREM2_NODE, TWO_BY_TWO, make_system, scenario_for_mutant
 
 # default scenarios above ~25,000 reduced states: the whole catalogue runs under -m slow
-LARGE = {("correlated-set", TWO_BY_TWO.label()), ("sbml", "ring n=2/2nodes f=1 c=1"),
+LARGE = {("correlated-set", TWO_BY_TWO.label()), ("correlated-set", THEOREM2_NODE.label()), ("sbml", "ring n=2/2nodes f=1 c=1"),
          ("hmpl", "wildcard_race n=3/3nodes f=1 c=0 process"), ("hmpl", "ring n=2/2nodes f=1 c=1"),
          ("rbml", "master_worker n=2/2nodes f=1 c=1 process"), ("send-deterministic", "sd_ack n=3/2nodes f=1 c=1 process"),
          ("hmpl", "fig46 n=4/4nodes f=1 c=0 process")}
