@@ -1,13 +1,16 @@
 """Which protocol rules does no scenario reach? Each `if` of a protocol's
 handlers that guards a logging, suppression or release rule becomes, in turn, a temporary mutant twice — its test forced to True,
-then to False — and the correct protocol's scenarios (its defaults and the
+then to False — and twice more with ``--occurrence``: the rule applied only on its first
+occurrence in each process, then never on its first (an occurrence is a step of the process
+in which the test holds; the count lives in the process's stable state, so a crash does not
+reset it). The correct protocol's scenarios (its defaults and the
 scenarios of its registered mutants; in the second pass its slow sweeps too) are searched for a violation, or a pass
 that is vacuous (no checkpoint under a checkpoint bound, say). A rule
 whose mutants survive every scenario is either unreached (a scenario is
 missing) or equivalent (no execution can tell): each survivor must have a
 reason in benchmarks/survivor_reasons.json, or the sweep exits 1.
 
-    python benchmarks/survivor_sweep.py [--max-states N] [--seconds S] [--workers N]
+    python benchmarks/survivor_sweep.py [--max-states N] [--seconds S] [--workers N] [--occurrence]
                                         [--survivors [--unexplained] | --explain] [MODULE ...]
 
 Writes benchmarks/results/survivor_sweep.json (rules tried, killed, survivors
@@ -110,13 +113,101 @@ class _Force(ast.NodeTransformer):
         return node
 
 
-def patch(module: str, cls: str, method: str, line: int, value: bool) -> None:
-    """Replace ``cls.method`` by its copy with the `if` at ``line`` forced."""
+class _Gate(_Force):
+    """The `if` at ``line`` asks :func:`_rr_gate` whether this occurrence of its rule applies."""
+
+    def visit_If(self, node):
+        ast.NodeTransformer.generic_visit(self, node)
+        if node.lineno == self.line:
+            node.test = ast.copy_location(ast.Call(ast.Name("_rr_gate", ast.Load()), [node.test], []), node.test)
+        return node
+
+
+OCCURRENCE = ("first only", "never first")
+# the handlers the system model calls for one step of a process (protocols/base.py)
+STEP_HANDLERS = ("on_send", "on_receive", "on_choose", "on_site", "on_collective", "on_packet", "on_internal",
+                 "on_restart")
+
+
+class GATE:
+    """The occurrence operator's state in a forked worker: the mode, and while one
+    process's step runs, whether its rule occurred before (``fired``, from its stable
+    state) and whether it occurs now (``hit``)."""
+    mode = None
+    active = False
+    fired = hit = 0
+    occurrences = seconds = outside = 0  # all, those after a first, and tests that held outside any step
+
+
+def _rr_gate(test) -> bool:
+    if not test:
+        return False
+    if not GATE.active:  # an enabledness guard, evaluated in every state: no occurrence to count
+        GATE.outside += 1
+        return True
+    GATE.hit = 1
+    GATE.occurrences += 1
+    GATE.seconds += GATE.fired
+    if GATE.mode is None:  # counting only: the rule applies at every occurrence, as written
+        return True
+    return (GATE.fired == 0) == (GATE.mode == "first only")
+
+
+def _counted(stab_cls):
+    """``stab_cls`` with one more field, the rule's occurrences so far (0 or 1)."""
+    from rrcheck.protocols.base import value
+    ns = {"__annotations__": {"fired": "int"}, "fired": 0, "__module__": stab_cls.__module__,
+          "__qualname__": stab_cls.__qualname__, "__doc__": stab_cls.__doc__}
+    return value(type(stab_cls.__name__, (stab_cls,), ns))
+
+
+def _step_handler(name: str, handler):
+    from rrcheck.protocols.base import Step, replace
+
+    def counted(self, ctx, p, *args):
+        if GATE.active:  # a handler called from another: one step, one count
+            return handler(self, ctx, p, *args)
+        stab = args[0] if name == "on_restart" else args[1]
+        GATE.active, GATE.hit, GATE.fired = True, 0, stab.fired
+        try:
+            st = handler(self, ctx, p, *args)
+        finally:
+            GATE.active = False
+        fired = max(GATE.fired, GATE.hit)
+        return st if st.stab.fired == fired else Step(st.vol, replace(st.stab, fired=fired), st.effects)
+    return counted
+
+
+def gate_occurrences(mode: str | None, classes) -> None:
+    """In a forked worker: every protocol module's stable state counts the rule's
+    occurrences, and every step handler of ``classes`` keeps the count."""
+    GATE.mode = mode
+    for m in MODULES:
+        mod = importlib.import_module(f"rrcheck.protocols.{m}")
+        if "Stab" in vars(mod) and mod.__name__ == mod.Stab.__module__:
+            new = _counted(mod.Stab)
+            for other in MODULES:  # the modules that import it construct it too
+                o = importlib.import_module(f"rrcheck.protocols.{other}")
+                if getattr(o, "Stab", None) is mod.Stab and o is not mod:
+                    o.Stab = new
+            mod.Stab = new
+    for klass in classes:
+        for name in STEP_HANDLERS:
+            setattr(klass, name, _step_handler(name, getattr(klass, name)))
+
+
+def patch(module: str, cls: str, method: str, line: int, value) -> None:
+    """Replace ``cls.method`` by its copy with the `if` at ``line`` forced to
+    ``value``, or gated by its occurrence (``value`` in OCCURRENCE, or None to count only)."""
     mod = importlib.import_module(f"rrcheck.protocols.{module}")
     tree = ast.parse(inspect.getsource(mod))
     klass = next(c for c in tree.body if isinstance(c, ast.ClassDef) and c.name == cls)
     fn = next(f for f in klass.body if isinstance(f, ast.FunctionDef) and f.name == method)
-    fn = _Force(line, value, cls).visit(fn)
+    if value is None or value in OCCURRENCE:  # None: counted, not gated
+        mod._rr_gate = _rr_gate
+        fn = _Gate(line, value, cls).visit(fn)
+    else:
+        fn = _Force(line, value, cls).visit(fn)
     code = compile(ast.fix_missing_locations(ast.Module([fn], [])), mod.__file__, "exec")
     space: dict = {}
     exec(code, mod.__dict__, space)  # noqa: S102  the project's own source, one `if` changed
@@ -164,9 +255,12 @@ def trial(job) -> dict:
     """In a forked worker: force one `if`, search every scenario of every protocol it affects."""
     module, cls, method, line, test, value, max_states, seconds = job
     patch(module, cls, method, line, value)
-    tried = []
+    if value in OCCURRENCE:
+        gate_occurrences(value, [PROTOCOLS[p] for p in affected(module, cls)])
+    tried, seen_outside, occurred = [], 0, 0
     for protocol in affected(module, cls):
         for sc in scenarios(protocol):
+            GATE.occurrences = GATE.seconds = GATE.outside = 0
             try:
                 c = run_check(protocol, sc, max_states=max_states, time_limit=seconds, anyway=True,
                               progress=False)
@@ -179,9 +273,20 @@ def trial(job) -> dict:
                                       "property": r.violation.property}}
             if c.vacuous and not BASELINE[(protocol, sc.label())][1]:  # check --all reports it: noticed
                 return {"killed_by": {"protocol": protocol, "scenario": sc.label(), "vacuous": c.vacuous}}
+            seen_outside = seen_outside or GATE.outside
+            occurred = occurred or GATE.occurrences
             tried.append({"protocol": protocol, "scenario": sc.label(), "verdict": r.verdict,
-                          "states": r.states})
+                          "states": r.states}
+                         | ({"occurrences": GATE.occurrences, "second_occurrences": GATE.seconds,
+                             "outside_a_step": GATE.outside}
+                            if value in OCCURRENCE else {}))
+    if value in OCCURRENCE and seen_outside and not occurred:
+        return {"unchanged": GUARD_ONLY}
     return {"survived": tried}
+
+
+GUARD_ONLY = ("held only where no step runs (an enabledness guard, asked in every state): it has no occurrences "
+              "to count; forcing it is the other operator's trial")
 
 
 def key(job) -> str:
@@ -189,14 +294,34 @@ def key(job) -> str:
     return f"{m}.{c}.{f}: if {test} -> {v}"
 
 
-def all_jobs(modules, max_states: int, seconds: float) -> list:
+def operator(rule: str) -> str:
+    """The operator of a row's rule key: True, False, or one of OCCURRENCE."""
+    return rule.rsplit(" -> ", 1)[1]
+
+
+def all_jobs(modules, max_states: int, seconds: float, operators=(True, False)) -> list:
     jobs, seen = [], {}
     for m in modules:
         for c, f, line, test in sites(m):
             n = seen[(m, c, f, test)] = seen.get((m, c, f, test), 0) + 1
             test = test if n == 1 else f"{test} (#{n})"  # the same test twice in one method
-            jobs += [(m, c, f, line, test, v, max_states, seconds) for v in (True, False)]
+            jobs += [(m, c, f, line, test, v, max_states, seconds) for v in operators]
     return jobs
+
+
+def unchanged(job) -> str | None:
+    """Why the mutant of ``job`` is the correct protocol, when its test reads only
+    knobs: forced to the value it has, or gated where it never holds."""
+    m, c, f, _, test, v, *_ = job
+    values = [knob_value(test, p) for p in affected(m, c)]
+    if v in OCCURRENCE:
+        expr = ast.parse("(" + test.split(" (#")[0] + ")", mode="eval").body
+        conjuncts = expr.values if isinstance(expr, ast.BoolOp) and isinstance(expr.op, ast.And) else [expr]
+        for x in conjuncts:  # a conjunct that reads only knobs and is False: the test never holds
+            if all(knob_value(ast.unparse(x), p) is False for p in affected(m, c)):
+                return f"{ast.unparse(x)} reads only knobs, False in {', '.join(affected(m, c))}"
+        return None
+    return f"reads only knobs, already {v} in {', '.join(affected(m, c))}" if all(x is v for x in values) else None
 
 
 def run(jobs: list, workers: int) -> list:
@@ -205,7 +330,8 @@ def run(jobs: list, workers: int) -> list:
         for job, res in zip(jobs, pool.imap(trial, jobs)):
             rows.append({"rule": key(job), "module": f"protocols/{job[0]}.py", "line": job[3],
                          "budget": {"max_states": job[6], "cpu_seconds": job[7]}, **res})
-            print(("KILLED  " if "killed_by" in res else "SURVIVED") + f" {key(job)}", flush=True)
+            print(("KILLED  " if "killed_by" in res else "SURVIVED" if "survived" in res else "UNCHANGED")
+                  + f" {key(job)}", flush=True)
     return rows
 
 
@@ -214,6 +340,10 @@ def finish(doc: dict) -> int:
     reasons = json.loads(REASONS.read_text()) if REASONS.exists() else {}
     rules = doc["rules"]
     for r in rules:
+        if "survived" in r and operator(r["rule"]) in OCCURRENCE and not any(x["occurrences"] for x in r["survived"]) \
+                and any(x["outside_a_step"] for x in r["survived"]):
+            r.pop("survived"), r.pop("reason", None)
+            r["unchanged"] = GUARD_ONLY
         if "survived" in r:
             r["reason"] = reasons.get(r["rule"])
     unchanged = sum("unchanged" in r for r in rules)
@@ -222,6 +352,10 @@ def finish(doc: dict) -> int:
     doc["survivors"] = sum("survived" in r for r in rules)
     doc["killed"] = doc["tried"] - doc["survivors"]
     doc["unexplained"] = [r["rule"] for r in rules if "survived" in r and not r["reason"]]
+    doc["by_operator"] = {op: {"tried": sum(operator(r["rule"]) == op and "unchanged" not in r for r in rules),
+                               "killed": sum(operator(r["rule"]) == op and "killed_by" in r for r in rules),
+                               "survivors": sum(operator(r["rule"]) == op and "survived" in r for r in rules)}
+                          for op in ("True", "False", *OCCURRENCE)}
     doc["stale_reasons"] = sorted(set(reasons) - {r["rule"] for r in rules if "survived" in r})
     record.write("survivor_sweep", {k: v for k, v in doc.items() if k not in ("command", "date", "machine")})
     for u in doc["unexplained"]:
@@ -235,6 +369,8 @@ def main() -> int:
     ap.add_argument("--max-states", type=int, default=60_000)
     ap.add_argument("--seconds", type=float, default=6.0, help="CPU budget per scenario")
     ap.add_argument("--workers", type=int, default=2)
+    ap.add_argument("--occurrence", action="store_true",
+                    help="the occurrence operator (first only, never first) instead of forcing each test")
     ap.add_argument("--survivors", action="store_true",
                     help="search again only the last result's survivors, with this budget")
     ap.add_argument("--unexplained", action="store_true",
@@ -243,15 +379,14 @@ def main() -> int:
                     help="only re-read survivor_reasons.json into the last result file (no search)")
     a = ap.parse_args()
     last = record.RESULTS / "survivor_sweep.json"
-    jobs = all_jobs(a.modules, a.max_states, a.seconds)
+    jobs = all_jobs(a.modules, a.max_states, a.seconds, OCCURRENCE if a.occurrence else (True, False))
     if a.survivors:
         WITH_SLOW.append(True)
     if not a.explain:  # forked workers inherit it
         BASELINE.update(baseline(sorted({p for j in jobs for p in affected(j[0], j[1])}), a.max_states, a.seconds))
     excluded = {f"{p}: {sc}": why for (p, sc), (why, _) in BASELINE.items() if why}
     # forcing a test that reads only knobs to the value it has in every protocol that runs it changes nothing
-    same = {key(j): f"reads only knobs, already {j[5]} in {', '.join(affected(j[0], j[1]))}" for j in jobs
-            if all(knob_value(j[4], p) is j[5] for p in affected(j[0], j[1]))}
+    same = {key(j): why for j in jobs if (why := unchanged(j))}
     if a.explain or a.survivors:
         doc = json.loads(last.read_text())
         for r in doc["rules"]:
@@ -277,15 +412,21 @@ def main() -> int:
     rows = [{"rule": key(j), "module": f"protocols/{j[0]}.py", "line": j[3], "unchanged": same[key(j)]}
             for j in jobs if key(j) in same]
     rows += run([j for j in jobs if key(j) not in same], a.workers)
-    if set(a.modules) != set(MODULES) and last.exists():  # the other modules' rows stay as they were
+    if last.exists():  # the other modules' rows, and the other operator's, stay as they were
         mine = {f"protocols/{m}.py" for m in a.modules}
+        ops = {str(j[5]) for j in jobs}
         old = json.loads(last.read_text())
-        rows += [r for r in old["rules"] if r["module"] not in mine]
+        rows += [r for r in old["rules"] if r["module"] not in mine or operator(r["rule"]) not in ops]
         mine_p = {p for p, _ in BASELINE}
         excluded = {**{k: v for k, v in old.get("excluded_scenarios", {}).items()
                        if k.split(": ")[0] not in mine_p}, **excluded}
-    return finish({"max_states_per_scenario": a.max_states, "seconds_per_scenario": a.seconds,
-                   "seconds": round(time.time() - t0, 1), "excluded_scenarios": excluded, "rules": rows})
+    budget = {"max_states_per_scenario": a.max_states, "seconds_per_scenario": a.seconds,
+              "seconds": round(time.time() - t0, 1)}
+    if a.occurrence:
+        doc = {k: v for k, v in old.items() if k not in ("rules", "occurrence")} if last.exists() else budget
+        return finish(doc | {"occurrence": budget, "excluded_scenarios": excluded, "rules": rows})
+    return finish(budget | {"occurrence": old.get("occurrence") if last.exists() else None,
+                            "excluded_scenarios": excluded, "rules": rows})
 
 
 if __name__ == "__main__":
