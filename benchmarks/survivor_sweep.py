@@ -335,6 +335,18 @@ def run(jobs: list, workers: int) -> list:
     return rows
 
 
+def inherited(rule: str, rules: list, reasons: dict) -> str | None:
+    """An occurrence mutant only withholds its rule at some occurrences (a test that
+    holds may be made False, never the reverse): where withholding it at every
+    occurrence, the rule forced False, survives for a reason, that reason is its own."""
+    if operator(rule) not in OCCURRENCE:
+        return None
+    forced = rule.rsplit(" -> ", 1)[0] + " -> False"
+    if any(r["rule"] == forced and "survived" in r for r in rules) and reasons.get(forced):
+        return f"as forced False (it withholds the rule at some occurrences only): {reasons[forced]}"
+    return None
+
+
 def finish(doc: dict) -> int:
     """Counts, the reasons as they are now, and the result file."""
     reasons = json.loads(REASONS.read_text()) if REASONS.exists() else {}
@@ -345,7 +357,7 @@ def finish(doc: dict) -> int:
             r.pop("survived"), r.pop("reason", None)
             r["unchanged"] = GUARD_ONLY
         if "survived" in r:
-            r["reason"] = reasons.get(r["rule"])
+            r["reason"] = reasons.get(r["rule"]) or inherited(r["rule"], rules, reasons)
     unchanged = sum("unchanged" in r for r in rules)
     doc["tried"] = len(rules) - unchanged
     doc["unchanged_by_construction"] = unchanged
@@ -374,7 +386,7 @@ def main() -> int:
     ap.add_argument("--survivors", action="store_true",
                     help="search again only the last result's survivors, with this budget")
     ap.add_argument("--unexplained", action="store_true",
-                    help="with --survivors: only the survivors survivor_reasons.json has no reason for")
+                    help="with --survivors: only the survivors with no reason (survivor_reasons.json, or inherited)")
     ap.add_argument("--explain", action="store_true",
                     help="only re-read survivor_reasons.json into the last result file (no search)")
     a = ap.parse_args()
@@ -400,9 +412,9 @@ def main() -> int:
                      if ("survived" in r and any(x["verdict"] == "pass" for x in r["survived"]))
                      or ("killed_by" in r and BASELINE.get((r["killed_by"]["protocol"], r["killed_by"]["scenario"]),
                                                                (None,))[0])}
-            if a.unexplained:
-                reasons = json.loads(REASONS.read_text()) if REASONS.exists() else {}
-                again = {r for r in again if r not in reasons}
+            if a.unexplained:  # a reason of its own, or one inherited from the rule forced False
+                explained = {r["rule"] for r in doc["rules"] if r.get("reason")}
+                again = {r for r in again if r not in explained}
             doc["excluded_scenarios"] = excluded
             new = {r["rule"]: r for r in run([j for j in jobs if key(j) in again], a.workers)}
             doc["rules"] = [new.get(r["rule"], r) for r in doc["rules"]]

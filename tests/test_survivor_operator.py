@@ -82,3 +82,13 @@ def test_one_wave_cannot_tell_a_commit_applied_once():
 def test_the_count_survives_a_restart():
     """The count lives in stable state: a crash does not give the rule a new first time."""
     assert _in_child(_restart_keeps_the_count) == 1
+
+
+def test_the_record_has_every_operator_over_every_protocol_module():
+    """benchmarks/results/survivor_sweep.json: each module's rules forced both ways and
+    gated both ways, and every survivor of the forcing operator explained."""
+    import json
+    doc = json.loads((S.record.RESULTS / "survivor_sweep.json").read_text())
+    ops = {(r["module"], S.operator(r["rule"])) for r in doc["rules"]}
+    assert ops == {(f"protocols/{m}.py", op) for m in S.MODULES for op in ("True", "False", *S.OCCURRENCE)}
+    assert not [u for u in doc["unexplained"] if S.operator(u) not in S.OCCURRENCE]

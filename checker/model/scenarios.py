@@ -78,6 +78,9 @@ DEFAULTS: dict[str, tuple[Scenario, ...]] = {
         Scenario("node_rsn_gap", checkpoints=0, beyond_fault_model=True,
                  note="a node crash loses the RSN its sender held, not the next one: beyond the thesis's claim, "
                       "the model's gap reading of §4.1.1 (docs/findings.md)"),
+        Scenario("ring", 2, 2, failures=0, checkpoints=2,
+                 note="failure-free, two checkpoints per process: the log collected behind the second (the survivor "
+                      "sweep's occurrence operator)"),
     ),
     "hmpl": (
         Scenario("pingpong", 2, 2, checkpoints=0,
@@ -87,6 +90,9 @@ DEFAULTS: dict[str, tuple[Scenario, ...]] = {
         Scenario("ring", 2, 2, note="a checkpoint, the log collected behind it"),
         Scenario("node_handoff", at_sites=True,
                  note="a node crash takes a sender checkpointed past m1 and m1's receiver (Meyer 2014 §2.2.1)"),
+        Scenario("ring", 2, 2, failures=0, checkpoints=2,
+                 note="failure-free, two checkpoints per process: the log collected behind the second (the survivor "
+                      "sweep's occurrence operator)"),
     ),
     "rbml": (
         Scenario("ring", 2, 2, checkpoints=0, note="every failure moment of the flow"),
@@ -96,6 +102,9 @@ DEFAULTS: dict[str, tuple[Scenario, ...]] = {
                  note="a node crash takes a sender checkpointed past m1 and m1's receiver (Meyer 2014 §2.2.1)"),
         Scenario("master_worker", 2, 2, crash_kinds=("process",),
                  note="a checkpoint behind logged receptions: the log entries it covers are not replayed"),
+        Scenario("ring", 2, 2, failures=0, checkpoints=2,
+                 note="failure-free, two checkpoints per process: the log collected behind the second (the survivor "
+                      "sweep's occurrence operator)"),
     ),
     "coordinated": (
         Scenario("ring", 2, 2),
@@ -110,6 +119,8 @@ DEFAULTS: dict[str, tuple[Scenario, ...]] = {
         Scenario("ring", 2, 2),
         Scenario("ring", 2, 1, note="node crash"),
         Scenario("pingpong", 2, 2),
+        Scenario("channel_state", note="two messages recorded as one channel's state: a rule kept for the first "
+                                       "alone loses the second (the survivor sweep's occurrence operator)"),
     ),
     "send-deterministic": (
         Scenario("sd_phases", checkpoints=0, note="Guermouche and Ropars 2011 Fig. 2 core: two groups, orphan m3, m7 held"),

@@ -240,6 +240,16 @@ def sd_burst(n: int = 2, nodes: int = 2) -> Workload:
                     labels={(0, 1, 0): "m1", (0, 1, 1): "m2"})
 
 
+def channel_state(n: int = 2, nodes: int = 2) -> Workload:
+    """P1 sends two messages in a row to P0, the checkpoint's initiator: both may
+    arrive after P0's checkpoint and before P1's marker, and then both are the
+    channel's recorded state (Chandy and Lamport 1985, as in the C3 slides' "Algorithm
+    (revised)"): a rule that records only the first loses the second on a rollback."""
+    return Workload("channel_state", ((recv(1), recv(1)), (send(0), send(0))), DETERMINISTIC, (0, 1),
+                    "two messages in a row to the initiator, both in the channel's recorded state",
+                    "Chandy and Lamport 1985, as in the C3 slides", labels={(1, 0, 0): "m1", (1, 0, 1): "m2"})
+
+
 def sd_orphan_path(n: int = 3, nodes: int = 2) -> Workload:
     """Groups {P0, P1} and {P2}: P1's o to P2 becomes an orphan when P1's group
     restarts, and P2's m7 to the group's leader P0 follows it. With two
@@ -481,7 +491,7 @@ WORKLOADS: dict[str, Callable[..., Workload]] = {
     "ring": ring, "exchange": exchange, "any_source_race": any_source_race, "reduce": reduce,
     "master_worker": master_worker, "pingpong": pingpong, "fig1": fig1, "fig2": fig2, "theorem2": theorem2,
     "theorem2_three": theorem2_three, "pairs": pairs, "pair_and_one": pair_and_one,
-    "sd_fig2": sd_fig2, "sd_phases": sd_phases, "sd_burst": sd_burst, "sd_orphan_path": sd_orphan_path,
+    "sd_fig2": sd_fig2, "sd_phases": sd_phases, "sd_burst": sd_burst, "channel_state": channel_state, "sd_orphan_path": sd_orphan_path,
     "sd_path_back": sd_path_back, "sd_told_again": sd_told_again,
     "c3_epochs": c3_epochs, "c3_collectives": c3_collectives,
     "c3_two_epochs": c3_two_epochs, "c3_any_source": c3_any_source, "c3_two_late": c3_two_late,
@@ -491,7 +501,7 @@ WORKLOADS: dict[str, Callable[..., Workload]] = {
     "fig46": fig46, "testany": testany, "wildcard_race": wildcard_race,
 }
 FIXED = {"fig1", "fig2", "theorem2", "theorem2_three", "pairs", "pair_and_one",  # fixed size and placement: a paper's figure, one rule's case
-         "sd_fig2", "sd_phases", "sd_burst", "sd_orphan_path", "sd_path_back", "sd_told_again",
+         "sd_fig2", "sd_phases", "sd_burst", "channel_state", "sd_orphan_path", "sd_path_back", "sd_told_again",
          "c3_epochs", "c3_collectives", "c3_any_source", "c3_two_epochs", "c3_two_late",
          "c3_same_sender", "c3_bcast_root", "c3_resuppress", "c3_site_in_replay",
          "c3_ok_overtakes_stop",
