@@ -268,7 +268,10 @@ def test_check_all_fails_on_a_correct_protocol_s_vacuous_pass(tmp_path, capsys, 
     calm = [(plan[0][0], None, dataclasses.replace(plan[0][2], failures=0))]
     monkeypatch.setattr(check, "default_plan", lambda: calm)
     assert main(["check", "--all", "--no-progress", "--json", "--out", str(tmp_path)]) == 0
-    capsys.readouterr()
+    out, err = capsys.readouterr()
+    assert json.loads(out.splitlines()[-1])["vacuous"] == [] and "VACUOUS" not in err
+    assert main(["check", "--all", "--no-progress", "--out", str(tmp_path)]) == 0
+    assert "ok (failure-free on purpose)" in capsys.readouterr().out
 
 
 def test_replay_never_overwrites_the_counterexample_it_replays(tmp_path, capsys):

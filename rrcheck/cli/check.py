@@ -468,11 +468,12 @@ def _check_all(args, out: Path) -> int:
                 mark = "VACUOUS"
             elif c.expected:
                 good += 1
-                mark = "ok" + (" VACUOUS" if c.vacuous else "")
+                mark = "ok" + (" (failure-free on purpose)" if c.vacuous and not sc.failures
+                               else " VACUOUS" if c.vacuous else "")
             else:
                 bad += 1
                 mark = ("SURPRISE: " + c.surprise) if c.surprise else "NOT CAUGHT" if mutant else "FAILED"
-            if c.vacuous:
+            if c.vacuous and sc.failures:
                 vacuous.append(f"{protocol} on {sc.label()}: {c.vacuous}")
             say(None)
             if args.json:
