@@ -81,6 +81,9 @@ DEFAULTS: dict[str, tuple[Scenario, ...]] = {
         Scenario("ring", 2, 2, failures=0, checkpoints=2,
                  note="failure-free, two checkpoints per process: the log collected behind the second (the survivor "
                       "sweep's occurrence operator)"),
+        Scenario("burst", checkpoints=0,
+                 note="three messages in a row: a restarted receiver drops each one that overtakes a lost one "
+                      "(the survivor sweep's occurrence operator)"),
     ),
     "hmpl": (
         Scenario("pingpong", 2, 2, checkpoints=0,

@@ -240,6 +240,15 @@ def sd_burst(n: int = 2, nodes: int = 2) -> Workload:
                     labels={(0, 1, 0): "m1", (0, 1, 1): "m2"})
 
 
+def burst(n: int = 2, nodes: int = 2) -> Workload:
+    """P0 sends three messages in a row to P1: if P1 crashes with the first on its way,
+    the two after it overtake the copy its log or TB brings back, and the FT layer,
+    which checks the SSN before anything else (Meyer 2014 §4.2.4, §4.1.2), drops each."""
+    return Workload("burst", ((send(1), send(1), send(1)), (recv(0), recv(0), recv(0))), DETERMINISTIC, (0, 1),
+                    "three messages in a row from one sender to one receiver",
+                    "Meyer 2014 §4.2.4, §4.1.2", labels={(0, 1, 0): "m1", (0, 1, 1): "m2", (0, 1, 2): "m3"})
+
+
 def channel_state(n: int = 2, nodes: int = 2) -> Workload:
     """P1 sends two messages in a row to P0, the checkpoint's initiator: both may
     arrive after P0's checkpoint and before P1's marker, and then both are the
@@ -491,7 +500,7 @@ WORKLOADS: dict[str, Callable[..., Workload]] = {
     "ring": ring, "exchange": exchange, "any_source_race": any_source_race, "reduce": reduce,
     "master_worker": master_worker, "pingpong": pingpong, "fig1": fig1, "fig2": fig2, "theorem2": theorem2,
     "theorem2_three": theorem2_three, "pairs": pairs, "pair_and_one": pair_and_one,
-    "sd_fig2": sd_fig2, "sd_phases": sd_phases, "sd_burst": sd_burst, "channel_state": channel_state, "sd_orphan_path": sd_orphan_path,
+    "sd_fig2": sd_fig2, "sd_phases": sd_phases, "sd_burst": sd_burst, "channel_state": channel_state, "burst": burst, "sd_orphan_path": sd_orphan_path,
     "sd_path_back": sd_path_back, "sd_told_again": sd_told_again,
     "c3_epochs": c3_epochs, "c3_collectives": c3_collectives,
     "c3_two_epochs": c3_two_epochs, "c3_any_source": c3_any_source, "c3_two_late": c3_two_late,
@@ -501,7 +510,7 @@ WORKLOADS: dict[str, Callable[..., Workload]] = {
     "fig46": fig46, "testany": testany, "wildcard_race": wildcard_race,
 }
 FIXED = {"fig1", "fig2", "theorem2", "theorem2_three", "pairs", "pair_and_one",  # fixed size and placement: a paper's figure, one rule's case
-         "sd_fig2", "sd_phases", "sd_burst", "channel_state", "sd_orphan_path", "sd_path_back", "sd_told_again",
+         "sd_fig2", "sd_phases", "sd_burst", "channel_state", "burst", "sd_orphan_path", "sd_path_back", "sd_told_again",
          "c3_epochs", "c3_collectives", "c3_any_source", "c3_two_epochs", "c3_two_late",
          "c3_same_sender", "c3_bcast_root", "c3_resuppress", "c3_site_in_replay",
          "c3_ok_overtakes_stop",
