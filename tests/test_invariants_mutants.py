@@ -57,23 +57,6 @@ def test_invariants_reductions_keep_the_verdict(checked, name):
     assert red.violation.property in m.catches and full.violation.property in m.catches
 
 
-def test_invariants_theorem2_under_node_crashes(checked):
-    """Theorem 2 (Bouteiller et al. 2013 §3.2.2) where a node crash takes the whole
-    set of three: the correct protocol passes, replaying P2's internal receptions
-    from the event log; without internal event logging the re-executed m3 and m4
-    may come in the other order, and P3, which has m5, is an orphan."""
-    from rrcheck.checker.model.scenarios import FIGURES, THEOREM2_NODE
-    assert THEOREM2_NODE in FIGURES["correlated-set"] and THEOREM2_NODE.crash_kinds == ("node",)
-    c = checked("correlated-set", THEOREM2_NODE)
-    w = c.result.witnesses
-    assert c.result.verdict == "pass" and c.vacuous is None
-    assert w["node_crashes"] > 0 and w["replayed_receptions"] > 0 and w["orphan_situations"] > 0
-    name = "correlated-set/no-internal-event-logging"
-    r = checked("correlated-set", THEOREM2_NODE, name).result
-    assert r.verdict == "violation" and r.violation.property in MUTANTS[name].catches
-    assert [a for a in r.trace if a[0].startswith("crash")] == [("crash_node", 0)]
-
-
 @pytest.mark.parametrize("strategy", ["dfs"])
 def test_invariants_other_strategies_catch_theorem2(strategy):
     """Depth-first search finds Theorem 2's execution (Fig. 2) too. (A thousand
