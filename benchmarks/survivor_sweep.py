@@ -252,12 +252,12 @@ def baseline(protocols, max_states: int, seconds: float) -> dict:
 
 
 def trial(job) -> dict:
-    """In a forked worker: force one `if`, search every scenario of every protocol it affects."""
+    """In a forked worker: force or gate one `if`, search every scenario of every protocol it affects."""
     module, cls, method, line, test, value, max_states, seconds = job
     patch(module, cls, method, line, value)
     if value in OCCURRENCE:
         gate_occurrences(value, [PROTOCOLS[p] for p in affected(module, cls)])
-    tried, seen_outside, occurred = [], 0, 0
+    tried = []
     for protocol in affected(module, cls):
         for sc in scenarios(protocol):
             GATE.occurrences = GATE.seconds = GATE.outside = 0
@@ -273,16 +273,12 @@ def trial(job) -> dict:
                                       "property": r.violation.property}}
             if c.vacuous and not BASELINE[(protocol, sc.label())][1]:  # check --all reports it: noticed
                 return {"killed_by": {"protocol": protocol, "scenario": sc.label(), "vacuous": c.vacuous}}
-            seen_outside = seen_outside or GATE.outside
-            occurred = occurred or GATE.occurrences
             tried.append({"protocol": protocol, "scenario": sc.label(), "verdict": r.verdict,
                           "states": r.states}
                          | ({"occurrences": GATE.occurrences, "second_occurrences": GATE.seconds,
                              "outside_a_step": GATE.outside}
                             if value in OCCURRENCE else {}))
-    if value in OCCURRENCE and seen_outside and not occurred:
-        return {"unchanged": GUARD_ONLY}
-    return {"survived": tried}
+    return {"survived": tried}  # finish() tells an enabledness guard (no occurrence) apart
 
 
 GUARD_ONLY = ("held only where no step runs (an enabledness guard, asked in every state): it has no occurrences "
@@ -313,7 +309,6 @@ def unchanged(job) -> str | None:
     """Why the mutant of ``job`` is the correct protocol, when its test reads only
     knobs: forced to the value it has, or gated where it never holds."""
     m, c, f, _, test, v, *_ = job
-    values = [knob_value(test, p) for p in affected(m, c)]
     if v in OCCURRENCE:
         expr = ast.parse("(" + test.split(" (#")[0] + ")", mode="eval").body
         conjuncts = expr.values if isinstance(expr, ast.BoolOp) and isinstance(expr.op, ast.And) else [expr]
@@ -321,7 +316,8 @@ def unchanged(job) -> str | None:
             if all(knob_value(ast.unparse(x), p) is False for p in affected(m, c)):
                 return f"{ast.unparse(x)} reads only knobs, False in {', '.join(affected(m, c))}"
         return None
-    return f"reads only knobs, already {v} in {', '.join(affected(m, c))}" if all(x is v for x in values) else None
+    same = all(knob_value(test, p) is v for p in affected(m, c))
+    return f"reads only knobs, already {v} in {', '.join(affected(m, c))}" if same else None
 
 
 def run(jobs: list, workers: int) -> list:
@@ -330,8 +326,7 @@ def run(jobs: list, workers: int) -> list:
         for job, res in zip(jobs, pool.imap(trial, jobs)):
             rows.append({"rule": key(job), "module": f"protocols/{job[0]}.py", "line": job[3],
                          "budget": {"max_states": job[6], "cpu_seconds": job[7]}, **res})
-            print(("KILLED  " if "killed_by" in res else "SURVIVED" if "survived" in res else "UNCHANGED")
-                  + f" {key(job)}", flush=True)
+            print(("KILLED  " if "killed_by" in res else "SURVIVED") + f" {key(job)}", flush=True)
     return rows
 
 
