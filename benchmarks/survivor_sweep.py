@@ -309,15 +309,15 @@ def unchanged(job) -> str | None:
     """Why the mutant of ``job`` is the correct protocol, when its test reads only
     knobs: forced to the value it has, or gated where it never holds."""
     m, c, f, _, test, v, *_ = job
-    if v in OCCURRENCE:
-        expr = ast.parse("(" + test.split(" (#")[0] + ")", mode="eval").body
-        conjuncts = expr.values if isinstance(expr, ast.BoolOp) and isinstance(expr.op, ast.And) else [expr]
-        for x in conjuncts:  # a conjunct that reads only knobs and is False: the test never holds
-            if all(knob_value(ast.unparse(x), p) is False for p in affected(m, c)):
-                return f"{ast.unparse(x)} reads only knobs, False in {', '.join(affected(m, c))}"
-        return None
-    same = all(knob_value(test, p) is v for p in affected(m, c))
-    return f"reads only knobs, already {v} in {', '.join(affected(m, c))}" if same else None
+    expr = ast.parse("(" + test.split(" (#")[0] + ")", mode="eval").body
+    # a conjunct that reads only knobs and is False: the test never holds (gated, or forced False);
+    # a disjunct that reads only knobs and is True: it always holds (forced True)
+    op, settled = (ast.Or, True) if v is True else (ast.And, False)
+    parts = expr.values if isinstance(expr, ast.BoolOp) and isinstance(expr.op, op) else [expr]
+    for x in parts:
+        if all(knob_value(ast.unparse(x), p) is settled for p in affected(m, c)):
+            return f"{ast.unparse(x)} reads only knobs, {settled} in {', '.join(affected(m, c))}"
+    return None
 
 
 def run(jobs: list, workers: int) -> list:

@@ -49,7 +49,7 @@ def test_invariants_receiver_logging_moments_on_every_default(checked, protocol)
         assert not sc.failures or w["crash_receiver_t2_t4"] > 0 and w["crash_sender_with_tb"] > 0, sc
         if sc.workload == "node_handoff":  # a checkpoint with m1 unlogged, then its node crashes
             assert w["sender_tb_restored"] > 0 and w["node_crashes"] > 0
-        elif sc.checkpoints:
+        elif sc.checkpoints and sc.workload != "queued_choice":  # its checkpoint comes before any logged reception
             assert w["log_entries_collected"] > 0 and w["log_garbage_collected"] > 0
 
 

@@ -4,6 +4,7 @@ happened, and runs with failures reached their end."""
 import pytest
 
 from rrcheck.checker.model.scenarios import DEFAULTS, SLOW, TWO_BY_TWO, Scenario
+from rrcheck.checker.model.workloads import make
 
 CASES = [pytest.param(p, sc, id=f"{p}-{sc.label()}") for p, scs in DEFAULTS.items() for sc in scs]
 THEOREM1 = ("correlated-set", "coordinated", "chandy-lamport")  # sets of several roll back together
@@ -17,7 +18,9 @@ def test_invariants_protocol_passes_default_scenario(checked, protocol, scenario
     if not scenario.failures:  # failure-free on purpose (two checkpoints each, the logs behind them collected)
         assert w["checkpoints"] > 0 and w["processes_checkpointed"] == scenario.procs
         return
-    assert w["crashes"] > 0 and w["rollbacks"] > 0 and w["orphan_situations"] > 0
+    assert w["crashes"] > 0 and w["rollbacks"] > 0
+    if any(op[0] == "send" for prog in make(scenario.workload, scenario.procs, scenario.nodes).programs for op in prog):
+        assert w["orphan_situations"] > 0  # (idle, c3_two_sites, c3_two_readies: control traffic only)
     assert w["terminal_states_after_failure"] > 0
     assert w["equivalent_terminals_after_failure"] == w["terminal_states_after_failure"]
     if scenario.checkpoints:  # and a recovery went back to one, not only to the start

@@ -199,6 +199,9 @@ class Judge:
                 if o[1] not in self._checkpointed:
                     self._checkpointed.add(o[1])
                     w["processes_checkpointed"] += 1
+                bound = self.sys.bounds.checkpoints
+                if after.procs[o[1]].ckpts == bound and all(pr.ckpts == bound for pr in after.procs):
+                    w["every_process_at_the_checkpoint_bound"] += 1
             elif kind == "note":
                 w[o[1]] += 1
                 if o[1] in REPLAY_NOTES:

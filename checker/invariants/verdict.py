@@ -141,6 +141,9 @@ def vacuity(protocol: str, scenario: Scenario, result: Result, sets_of_one: bool
         why.append(f"a bound of {scenario.checkpoints} checkpoint(s) but no checkpoint taken")
     elif scenario.checkpoints > 0 and w.get("rollbacks", 0) and w.get("rollbacks_to_a_checkpoint", 0) == 0:
         why.append("checkpoints taken, but every rollback went back to the start (no checkpoint was ever restored)")
+    if scenario.checkpoints > 1 and w.get("checkpoints", 0) and w.get("every_process_at_the_checkpoint_bound", 0) == 0:
+        why.append(f"a bound of {scenario.checkpoints} checkpoints per process, but in no run did every process take "
+                   "them all (the last line was never built)")
     if w.get("survivor_rollbacks", 0) and PROTOCOLS[protocol].RECOVERY_BOUND \
             and w.get("rollbacks_for_a_restart_heard", 0) == 0:
         why.append("survivors rolled back, but never for a restart they had not heard of (RecoveryBound idle)")

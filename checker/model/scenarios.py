@@ -68,6 +68,9 @@ DEFAULTS: dict[str, tuple[Scenario, ...]] = {
                  note="Bouteiller et al. Fig. 2: the execution of Theorem 2, S1 = {P0, P1, P2}"),
         Scenario("pingpong", 3, 1, checkpoints=0, crash_kinds=("node",),
                  note="one set of three on one node: a node crash, three restarts heard in any order"),
+        Scenario("idle", 2, 1, failures=3,
+                 note="a set of two on one node, no message, three failures: control packets of another epoch "
+                      "reach one member twice (the occurrence operator)"),
     ),
     "sbml": (
         Scenario("ring", 2, 2, note="a checkpoint and its garbage collection at the senders"),
@@ -84,6 +87,9 @@ DEFAULTS: dict[str, tuple[Scenario, ...]] = {
         Scenario("burst", checkpoints=0,
                  note="three messages in a row: a restarted receiver drops each one that overtakes a lost one "
                       "(the survivor sweep's occurrence operator)"),
+        Scenario("node_handoff2", at_sites=True, crash_kinds=("node",), beyond_fault_model=True,
+                 note="two sends inside a node, the sender checkpointed past both: a release after the second RSN "
+                      "acknowledgement empties the Message Log the node crash needs (the occurrence operator)"),
     ),
     "hmpl": (
         Scenario("pingpong", 2, 2, checkpoints=0,
@@ -96,6 +102,9 @@ DEFAULTS: dict[str, tuple[Scenario, ...]] = {
         Scenario("ring", 2, 2, failures=0, checkpoints=2,
                  note="failure-free, two checkpoints per process: the log collected behind the second (the survivor "
                       "sweep's occurrence operator)"),
+        Scenario("queued_choice", at_sites=True, crash_kinds=("process",),
+                 note="a checkpoint with m1 queued, then a logged outcome and m1: two log entries the restored "
+                      "state already holds (the occurrence operator)"),
     ),
     "rbml": (
         Scenario("ring", 2, 2, checkpoints=0, note="every failure moment of the flow"),
@@ -108,6 +117,8 @@ DEFAULTS: dict[str, tuple[Scenario, ...]] = {
         Scenario("ring", 2, 2, failures=0, checkpoints=2,
                  note="failure-free, two checkpoints per process: the log collected behind the second (the survivor "
                       "sweep's occurrence operator)"),
+        Scenario("testany2", checkpoints=0, crash_kinds=("process",),
+                 note="two Testany-like outcomes replayed after one crash (the occurrence operator)"),
     ),
     "coordinated": (
         Scenario("ring", 2, 2),
@@ -117,6 +128,9 @@ DEFAULTS: dict[str, tuple[Scenario, ...]] = {
                  note="two processes on one node: a node crash restarts both at once (docs/findings.md §4)"),
         Scenario("pingpong", 3, 2, crash_kinds=("node",),
                  note="a checkpoint wave and a node crash of two: rollbacks join on the lower line"),
+        Scenario("pingpong", 3, 1, failures=0, checkpoints=3,
+                 note="failure-free, three waves: a commit of wave k reaches P2 after P1's marker of wave k+1, "
+                      "twice (the occurrence operator)"),
     ),
     "chandy-lamport": (
         Scenario("ring", 2, 2),
@@ -143,6 +157,15 @@ DEFAULTS: dict[str, tuple[Scenario, ...]] = {
                                         "correction 19 (docs/findings.md)"),
         Scenario("sd_path_back", crash_kinds=("process",),
                  note="the same path, and a survivor that would be an orphan without correction 19"),
+        Scenario("pingpong", 3, 1, failures=0, checkpoints=3,
+                 note="failure-free, one group of three, three waves: a commit of wave k reaches P2 after P1's "
+                      "mark of wave k+1, twice (the occurrence operator)"),
+        Scenario("sd_wave_after_restarts", at_sites=True, crash_kinds=("node",),
+                 note="a node crash of two members restarts the group twice, then a wave: a stale rollback and a "
+                      "newer mark met twice (the occurrence operator)"),
+        Scenario("sd_stale_end", checkpoints=0, crash_kinds=("node",),
+                 note="two restarts of one group: the older restart's end reaches the other group after the newer "
+                      "began (the occurrence operator)"),
     ),
     "app-level": (
         Scenario("c3_epochs", at_sites=True, crash_kinds=("process",),
@@ -157,6 +180,16 @@ DEFAULTS: dict[str, tuple[Scenario, ...]] = {
                  note="the C3 slides: two failures, a checkpoint between a recovery and a suppressed re-send"),
         Scenario("ring", 3, 1, checkpoints=0, crash_kinds=("node",),
                  note="three processes on one node: a node crash, three restarts heard in any order"),
+        Scenario("c3_two_sites", failures=2, checkpoints=2, at_sites=True, crash_kinds=("process",),
+                 note="the C3 slides, unordered channels: a rollback overtakes Stop_logging in two epochs "
+                      "(the occurrence operator)"),
+        Scenario("c3_recv_then_nondet", at_sites=True, crash_kinds=("process",),
+                 note="the C3 slides: two receptions, then a nondet choice, in one log (the occurrence operator)"),
+        Scenario("c3_two_readies", at_sites=True, crash_kinds=("process",),
+                 note="the C3 slides: the initiator waits for two Ready_to_stop_logging (the occurrence operator)"),
+        Scenario("c3_three_sites", checkpoints=3, at_sites=True, crash_kinds=("process",),
+                 note="the C3 slides, unordered channels: Chkpt_Ok overtakes Stop_logging twice (the occurrence "
+                      "operator)"),
     ),
 }
 
@@ -168,12 +201,16 @@ SLOW: dict[str, tuple[Scenario, ...]] = {
     "sbml": (Scenario("any_source_race", 3, 3, checkpoints=0, crash_kinds=("process",)),
              Scenario("fig1", checkpoints=0, crash_kinds=("process",), note="Bouteiller et al. 2013 Fig. 1"),
              Scenario("theorem2", checkpoints=0, beyond_fault_model=True,
-                      note="two nodes of two, ANY_SOURCE; node crashes beyond the thesis's claim for SBML")),
+                      note="two nodes of two, ANY_SOURCE; node crashes beyond the thesis's claim for SBML"),
+             Scenario("node_handoff", failures=2, checkpoints=0, crash_kinds=("node",), no_failure_during_recovery=True,
+                      beyond_fault_model=True, note="two node crashes in turn: a fetch retried once in each")),
     "hmpl": (Scenario("fig46", checkpoints=0, crash_kinds=("process",), note="Meyer 2014 Fig. 4.6"),
              Scenario("any_source_race", 3, 3, checkpoints=0, crash_kinds=("process",)),
              Scenario("pingpong", 2, 2, note="ping-pong with a checkpoint"),
              Scenario("ring", 2, 2, checkpoints=0, failures=2, crash_kinds=("process",),
-                      no_failure_during_recovery=True, note="two sequential failures (Meyer 2014 §2.2.1)")),
+                      no_failure_during_recovery=True, note="two sequential failures (Meyer 2014 §2.2.1)"),
+             Scenario("node_handoff", at_sites=True, failures=2, crash_kinds=("node",), no_failure_during_recovery=True,
+                      note="two node crashes in turn: the restored TB re-sent at each restart (Meyer 2014 §2.2.1)")),
     "rbml": (Scenario("any_source_race", 3, 3, checkpoints=0, crash_kinds=("process",)),
              Scenario("ring", 2, 2, note="a checkpoint, the log collected behind it")),
     "coordinated": (Scenario("any_source_race", 3, 3, crash_kinds=("process",)),),
@@ -181,13 +218,21 @@ SLOW: dict[str, tuple[Scenario, ...]] = {
                            Scenario("sd_phases", failures=2, checkpoints=0, crash_kinds=("process",),
                                     note="two failures in a group of two and one: an end that a newer restart made stale"),
                            Scenario("sd_orphan_path", failures=2, checkpoints=0, crash_kinds=("process",),
-                                    note="two failures: a replay of a restart that is over, dropped (the rule sweep)")),
+                                    note="two failures: a replay of a restart that is over, dropped (the rule sweep)"),
+                           Scenario("sd_two_replays", failures=2, checkpoints=0, crash_kinds=("process",),
+                                    note="two replays of an ended restart overtaken on the leader's own channel "
+                                         "(the occurrence operator)"),
+                           Scenario("sd_three_restarts", failures=3, checkpoints=0, crash_kinds=("process",),
+                                    note="three restarts of one group: two stale ends at the leader (the occurrence "
+                                         "operator; 514,408 states)")),
     "app-level": (Scenario("c3_any_source", at_sites=True, crash_kinds=("process",),
                            note="the C3 slides: an ANY_SOURCE order replayed from the log, three processes"),
                   Scenario("c3_epochs", checkpoints=2, at_sites=True, crash_kinds=("process",)),
                   Scenario("c3_collectives", checkpoints=2, at_sites=True, crash_kinds=("process",)),
                   Scenario("c3_site_in_replay", failures=2, checkpoints=2, at_sites=True, crash_kinds=("process",),
-                           note="the C3 slides: a checkpoint site inside the replay of the log before (the rule sweep)")),
+                           note="the C3 slides: a checkpoint site inside the replay of the log before (the rule sweep)"),
+                  Scenario("c3_sites_in_replay", failures=2, checkpoints=2, at_sites=True, crash_kinds=("process",),
+                           note="the C3 slides: two sites inside the replay of the log before, two failures")),
 }
 
 # Larger scenarios the main job (rrcheck check --all) checks exhaustively, with its

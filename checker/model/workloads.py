@@ -47,6 +47,19 @@ def exchange(n: int = 3, nodes: int = 2) -> Workload:
                     "every pair of processes exchanges one message")
 
 
+def idle(n: int = 2, nodes: int = 1) -> Workload:
+    """No application message: only the protocol runs, its checkpoint waves, crashes,
+    restart notices and rollbacks (Bouteiller et al. 2013 §3.2, a failure rolls the
+    whole set back; §3.3.3, the token, barrier and checkpoint phases inside a set).
+    Placed on one node, one correlated set of two: a node crash restarts both members
+    one by one, each naming only its own restart, so one member's tokens of a new wave
+    meet a peer that knows another restart, and two or three failures bring a second
+    such packet to one member. Small enough for three failures (20,337 states under
+    correlated-set with a checkpoint), where one message already takes more than 300,000."""
+    return Workload("idle", tuple(() for _ in range(n)), DETERMINISTIC, blocks(n, nodes),
+                    "no application message: checkpoint waves, crashes and rollbacks only")
+
+
 def any_source_race(n: int = 4, nodes: int = 2) -> Workload:
     """P1 and P2 race to P0, which receives both with ANY_SOURCE and then sends
     to P3 a message whose content depends on the order (not send-deterministic)."""
@@ -287,6 +300,59 @@ def sd_path_back(n: int = 3, nodes: int = 2) -> Workload:
                     labels={(2, 1, 0): "y", (1, 2, 0): "o", (2, 0, 0): "m7", (0, 1, 0): "x"})
 
 
+def sd_wave_after_restarts(n: int = 3, nodes: int = 2) -> Workload:
+    """One group {P0, P1, P2} whose members P1 and P2 share a node: that node's crash
+    (Guermouche and Ropars 2011 §2.1, several faults at once) sends the leader two
+    "failed" messages, and the group restarts twice (Fig. 5 lines 44–49). A mark of the
+    wave P0 then starts at its site (§3.1) can reach a member through a peer already
+    rolled back by the newer restart, ahead of the leader's rollback (readings 7 and 11
+    of protocols/send_deterministic.py); P0's m to P1 waits for the wave's commit."""
+    progs = ((SITE, send(1)), (recv(0),), ())
+    return Workload("sd_wave_after_restarts", progs, DETERMINISTIC, (0, 1, 1),
+                    "one group of three, two members on one node: two restarts, then a checkpoint wave "
+                    "before P0's m to P1", "Guermouche and Ropars 2011 §2.1, §3.1, Fig. 5 lines 44–49",
+                    group_of=(0, 0, 0), labels={(0, 1, 0): "m"})
+
+
+def sd_two_replays(n: int = 3, nodes: int = 2) -> Workload:
+    """Groups {P0, P1} and {P2}: P2 receives o from P1, then sends a and b to the
+    group's leader P0, which hosts the restart process (Guermouche and Ropars 2011
+    §3.2, Fig. 6 lines 19–24): the replays of a and b travel on P0's channel to itself,
+    and a second restart (§2.1) can overtake them there. Both are then replays of a
+    restart that is over, and b follows o, which the newer re-execution has not sent again."""
+    progs = ((recv(2), recv(2)), (send(2),), (recv(1), send(0), send(0)))
+    return Workload("sd_two_replays", progs, DETERMINISTIC, (0, 0, 1),
+                    "groups {P0, P1} and {P2}: P2 receives o from P1, then sends a and b to the leader P0",
+                    "Guermouche and Ropars 2011 §2.1, §3.2, Fig. 6 lines 19–24", group_of=(0, 0, 1),
+                    labels={(1, 2, 0): "o", (2, 0, 0): "a", (2, 0, 1): "b"})
+
+
+def sd_stale_end(n: int = 4, nodes: int = 3) -> Workload:
+    """Groups {P0, P1, P2} and {P3}, P1 and P2 on one node: that node's crash restarts
+    the group twice (Guermouche and Ropars 2011 §2.1, Fig. 5 lines 44–49). P3 receives
+    o from P0 and sends m to P2, buffered while P2's group restarts (Fig. 5 lines 15–16);
+    only P2's FinRedemarrage of the newer restart may flush it (lines 60–64), not the
+    older one's still on its way (reading 6): flushed early, m reaches P2 before P0's
+    re-execution sends o again."""
+    progs = ((send(3),), (), (recv(3),), (recv(0), send(2)))
+    return Workload("sd_stale_end", progs, DETERMINISTIC, (0, 1, 1, 2),
+                    "groups {P0, P1, P2} and {P3}, P1 and P2 on one node: P0's o to P3, then P3's m to P2",
+                    "Guermouche and Ropars 2011 §2.1, §3.2, Fig. 5 lines 15–16, 60–64",
+                    group_of=(0, 0, 0, 1), labels={(0, 3, 0): "o", (3, 2, 0): "m"})
+
+
+def sd_three_restarts(n: int = 3, nodes: int = 2) -> Workload:
+    """Groups {P0, P1} and {P2}: P2 sends m to the group's leader P0, P1 does nothing.
+    With three crashes of P1 the group restarts three times (Guermouche and Ropars
+    2011 §2.1, Fig. 5 lines 44–49), each restart's FinRedemarrage (lines 60–64) reaching
+    P0 after the next began: two stale ends at one process, and m, buffered and logged
+    during a restart, replayed to the restart process that is still waiting."""
+    progs = ((recv(2),), (), (send(0),))
+    return Workload("sd_three_restarts", progs, DETERMINISTIC, (0, 0, 1),
+                    "groups {P0, P1} and {P2}: P2's m to the leader P0, P1 idle (three restarts of one group)",
+                    "Guermouche and Ropars 2011 §2.1, Fig. 5 lines 44–49, 60–64", labels={(2, 0, 0): "m"})
+
+
 def c3_epochs(n: int = 2, nodes: int = 2) -> Workload:
     """the C3 slides, "App-level difficulties" and "Possible Types of Messages": P0
     (the initiator) may checkpoint at its sites; P1 checkpoints at its next
@@ -421,6 +487,66 @@ def c3_ok_overtakes_stop(n: int = 3, nodes: int = 3) -> Workload:
                     "Bronevetsky et al., C3 slides (Pingali), \"High-level view of our protocol: (IV)\"", fifo=False)
 
 
+def c3_two_sites(n: int = 2, nodes: int = 2) -> Workload:
+    """the C3 slides, "The Global View" (a failure rolls every process back to the
+    prior recovery line) and "Additional Issues" (MPI allows non-FIFO
+    communication): ``c3_ok_overtakes_stop`` with two processes, for two
+    failures. P0 saves line k before P1 hears Stop_logging k, then fails, and its
+    rollback overtakes Stop_logging: P1, still logging k, closes its log k at the
+    rollback — once for line 1 and again for line 2."""
+    progs = ((SITE, SITE), (SITE, SITE))
+    return Workload("c3_two_sites", progs, DETERMINISTIC, (0, 1),
+                    "Bronevetsky et al., C3: a rollback to a line the receiver still logs, in two epochs",
+                    "Bronevetsky et al., C3 slides (Pingali), \"The Global View\", \"Additional Issues\"", fifo=False)
+
+
+def c3_three_sites(n: int = 2, nodes: int = 2) -> Workload:
+    """``c3_two_sites`` with a third site each, for three lines: on unordered channels
+    Chkpt_Ok k+1 may reach P1 ahead of Stop_logging k (the C3 slides, "High-level view
+    of our protocol (IV)", "Additional Issues"), and P1 must close its log k there —
+    once for line 1 and again for line 2."""
+    progs = ((SITE, SITE, SITE), (SITE, SITE, SITE))
+    return Workload("c3_three_sites", progs, DETERMINISTIC, (0, 1),
+                    "Bronevetsky et al., C3: Chkpt_Ok overtakes Stop_logging in two successive epochs",
+                    "Bronevetsky et al., C3 slides (Pingali), \"High-level view of our protocol: (IV)\"", fifo=False)
+
+
+def c3_two_readies(n: int = 3, nodes: int = 3) -> Workload:
+    """the C3 slides, "High-level view of our protocol (III)-(IV)": three
+    processes with one site each and no messages; the initiator sends
+    Stop_logging only once it holds Ready_to_stop_logging from both P1 and P2,
+    two readies in one epoch."""
+    progs = ((SITE,), (SITE,), (SITE,))
+    return Workload("c3_two_readies", progs, DETERMINISTIC, (0, 1, 2),
+                    "Bronevetsky et al., C3: the initiator waits for Ready_to_stop_logging from two processes",
+                    "Bronevetsky et al., C3 slides (Pingali), \"High-level view of our protocol: (III)\"")
+
+
+def c3_recv_then_nondet(n: int = 2, nodes: int = 2) -> Workload:
+    """the C3 slides, "Mechanism: The Log" ("log all non-deterministic events")
+    and "Additional Issues" (non-FIFO channels): P1, logging, receives m1 and m2
+    from P0 in either order, then makes a nondet choice; its log names both
+    receptions before the choice, and a failure replays them in that order."""
+    progs = ((SITE, send(1), send(1)), (SITE, recv(0), recv(0), nondet(2)))
+    return Workload("c3_recv_then_nondet", progs, SEND_DETERMINISTIC, (0, 1),
+                    "Bronevetsky et al., C3: two receptions and a nondet choice in one log, replayed in order",
+                    "Bronevetsky et al., C3 slides (Pingali), \"Mechanism: The Log\"", fifo=False,
+                    labels={(0, 1, 0): "m1", (0, 1, 1): "m2"})
+
+
+def c3_sites_in_replay(n: int = 2, nodes: int = 2) -> Workload:
+    """the C3 slides, "Mechanism: The Log" and "The Global View", with two
+    failures: ``c3_site_in_replay`` with one more site and a barrier. After a
+    failure rolls both back to line 1, P1 gets Chkpt_Ok 2 while it replays log 1,
+    and both its second and third sites lie inside the replay, where it may not
+    checkpoint; the barrier after the choice belongs to the log of line 2, which
+    a second failure replays."""
+    progs = ((SITE, SITE, coll("barrier")), (SITE, SITE, SITE, nondet(2), coll("barrier")))
+    return Workload("c3_sites_in_replay", progs, SEND_DETERMINISTIC, (0, 1),
+                    "Bronevetsky et al., C3: two checkpoint sites reached while the log of the line before is replayed",
+                    "Bronevetsky et al., C3 slides (Pingali), \"Mechanism: The Log\"")
+
+
 def fig46(n: int = 4, nodes: int = 4) -> Workload:
     """Meyer 2014 §4.2.3, Fig. 4.6 (Meyer 2014 §4.2.3; reconstructed from the prose): the
     thesis' P1..P4 are P0..P3 here. P0 sends M1 and M2 to P1, which receives M1
@@ -495,9 +621,46 @@ def testany(n: int = 3, nodes: int = 3) -> Workload:
                     "a Testany outcome flows into a message to a third process",
                     labels={(0, 1, 0): "m1", (1, 2, 0): "m2"})
 
+def testany2(n: int = 2, nodes: int = 2) -> Workload:
+    """Two Testany-like outcomes replayed after one crash (our derived mutant 15,
+    Meyer 2014 §4.2.3; the RSN-ordered replay of §4.1.1, §4.1.2): P0 takes two
+    outcomes (``nondet``), each logged as an event of its own, then sends P1 a
+    message that depends on both. A rule that treats only the first replayed
+    outcome as replayed logs the second again under a new RSN."""
+    progs = ((nondet(2), nondet(2), send(1)), (recv(0),))
+    return Workload("testany2", progs, NON_DETERMINISTIC, (0, 1),
+                    "two Testany-like outcomes, both replayed after one crash",
+                    "Meyer 2014 §4.1.2, §4.2.3", labels={(0, 1, 0): "m1"})
+
+
+def queued_choice(n: int = 2, nodes: int = 2) -> Workload:
+    """A log entry the restored queue already holds (Meyer 2014 §4.1.2; RADIC's
+    checkpoint takes the whole process, its MPI queue with it, §2.3): P1
+    checkpoints with m1 taken by its FT layer but not yet matched, then takes a
+    Testany-like outcome and matches m1, both logged. After P1's crash the
+    fetched log names the outcome and m1; neither may be handed to the
+    application again, or P1's second receive takes m1 a second time."""
+    progs = ((send(1), send(1)), (SITE, nondet(2), recv(0), recv(0)))
+    return Workload("queued_choice", progs, SEND_DETERMINISTIC, (0, 1),
+                    "a checkpoint with m1 queued, then a logged outcome and m1's reception",
+                    "Meyer 2014 §4.1.2, §2.3", labels={(0, 1, 0): "m1", (0, 1, 1): "m2"})
+
+
+def node_handoff2(n: int = 3, nodes: int = 2) -> Workload:
+    """``node_handoff`` with two messages (Meyer 2014 §4.1.1, §2.2.1): P0 sends m0
+    and m1 to P1 on its node, then reaches a checkpoint site. Under SBML a node
+    crash after P0's checkpoint takes P1 and P0's volatile RSN log together, so
+    m0 and m1 come back only from the Message Log in P0's checkpoint — which a
+    release after the second RSN acknowledgement would have emptied. Beyond the
+    thesis's claim for SBML, like ``node_handoff`` (docs/findings.md)."""
+    progs = ((send(1), send(1), SITE), (recv(0), recv(0)), ())
+    return Workload("node_handoff2", progs, DETERMINISTIC, (0, 0, 1),
+                    "two sends inside a node whose logger is on the other node", "Meyer 2014 §4.1.1, §2.2.1",
+                    labels={(0, 1, 0): "m0", (0, 1, 1): "m1"})
+
 
 WORKLOADS: dict[str, Callable[..., Workload]] = {
-    "ring": ring, "exchange": exchange, "any_source_race": any_source_race, "reduce": reduce,
+    "ring": ring, "idle": idle, "exchange": exchange, "any_source_race": any_source_race, "reduce": reduce,
     "master_worker": master_worker, "pingpong": pingpong, "fig1": fig1, "fig2": fig2, "theorem2": theorem2,
     "theorem2_three": theorem2_three, "pairs": pairs, "pair_and_one": pair_and_one,
     "sd_fig2": sd_fig2, "sd_phases": sd_phases, "sd_burst": sd_burst, "channel_state": channel_state, "burst": burst, "sd_orphan_path": sd_orphan_path,
@@ -506,14 +669,21 @@ WORKLOADS: dict[str, Callable[..., Workload]] = {
     "c3_two_epochs": c3_two_epochs, "c3_any_source": c3_any_source, "c3_two_late": c3_two_late,
     "c3_same_sender": c3_same_sender, "c3_bcast_root": c3_bcast_root,
     "c3_resuppress": c3_resuppress, "c3_site_in_replay": c3_site_in_replay,
-    "c3_ok_overtakes_stop": c3_ok_overtakes_stop,
+    "c3_ok_overtakes_stop": c3_ok_overtakes_stop, "c3_two_sites": c3_two_sites,
+    "c3_three_sites": c3_three_sites, "c3_two_readies": c3_two_readies,
+    "c3_recv_then_nondet": c3_recv_then_nondet, "c3_sites_in_replay": c3_sites_in_replay,
+    "testany2": testany2, "queued_choice": queued_choice, "node_handoff2": node_handoff2,
+    "sd_wave_after_restarts": sd_wave_after_restarts, "sd_two_replays": sd_two_replays, "sd_stale_end": sd_stale_end,
+    "sd_three_restarts": sd_three_restarts,
     "fig46": fig46, "testany": testany, "wildcard_race": wildcard_race,
 }
 FIXED = {"fig1", "fig2", "theorem2", "theorem2_three", "pairs", "pair_and_one",  # fixed size and placement: a paper's figure, one rule's case
          "sd_fig2", "sd_phases", "sd_burst", "channel_state", "burst", "sd_orphan_path", "sd_path_back", "sd_told_again",
          "c3_epochs", "c3_collectives", "c3_any_source", "c3_two_epochs", "c3_two_late",
          "c3_same_sender", "c3_bcast_root", "c3_resuppress", "c3_site_in_replay",
-         "c3_ok_overtakes_stop",
+         "c3_ok_overtakes_stop", "c3_two_sites", "c3_three_sites", "c3_two_readies", "c3_recv_then_nondet", "c3_sites_in_replay",
+         "testany2", "queued_choice", "node_handoff2", "sd_wave_after_restarts", "sd_two_replays", "sd_stale_end",
+         "sd_three_restarts",
          "fig46", "testany", "wildcard_race"}
 
 

@@ -28,7 +28,7 @@ from rrcheck.checker.invariants import DESCRIPTIONS
 # The witnesses every protocol's pass is read by, then those of each
 # protocol (the notes its handlers and its own properties count).
 GENERAL_WITNESSES = ("crashes", "node_crashes", "rollbacks", "rollbacks_to_a_checkpoint", "survivor_rollbacks",
-                     "checkpoints", "processes_checkpointed", "in_transit_at_recovery_line", "orphan_situations",
+                     "checkpoints", "processes_checkpointed", "every_process_at_the_checkpoint_bound", "in_transit_at_recovery_line", "orphan_situations",
                      "orphans_regenerated_identically", "terminal_states_after_failure")
 _LOGGING = ("replayed_receptions", "duplicates_dropped")
 _RECEIVER = _LOGGING + ("wildcard_waits", "tb_messages_resent", "logger_dropped_unacked")
