@@ -1,4 +1,7 @@
+import functools
 import importlib.util
+import json
+from pathlib import Path
 
 import pytest
 
@@ -89,8 +92,33 @@ def pytest_collection_modifyitems(config, items):
         for group, names in SHARED.items():
             if item.name.startswith(names):
                 item.add_marker(pytest.mark.xdist_group(group))
+    # the longest TLC agreements first, so that no worker is left with one at the end
+    # (xdist hands out tests in this order; the same on every worker)
+    items.sort(key=lambda item: -_tlc_seconds(item))
     if hasattr(config, "workerinput") and getattr(config.option, "loadgroup", False):
         _name_groups(items)
+
+
+def _tlc_seconds(item) -> float:
+    """TLC's wall time on the model of an agreement test (specs/manifest.json), else 0."""
+    params = getattr(getattr(item, "callspec", None), "params", {})
+    if item.path.name != "test_invariants_tla.py" or not params:
+        return 0.0
+    from rrcheck.checker.model.scenarios import MUTANT_SCENARIOS
+    from rrcheck.protocols.mutants import MUTANTS
+    if "protocol" in params and hasattr(params.get("scenario"), "label"):
+        key = (params["protocol"], None, params["scenario"].label())
+    elif params.get("name") in MUTANTS:
+        key = (MUTANTS[params["name"]].protocol, params["name"], MUTANT_SCENARIOS[params["name"]].label())
+    else:
+        return 0.0
+    return _tlc_wall().get(key, 0.0)
+
+
+@functools.cache
+def _tlc_wall() -> dict:
+    rows = json.loads((Path(__file__).resolve().parents[1] / "specs" / "manifest.json").read_text())["models"]
+    return {(r["protocol"], r["mutant"], r["scenario"]): r.get("tlc_seconds_wall") or 0.0 for r in rows}
 
 
 def _name_groups(items) -> None:

@@ -153,7 +153,7 @@ def test_balance_evens_the_work_not_the_count():
     (["--workers", "0"], "--workers must be at least 1"),
     (["--workers", "2", "--strategy", "dfs"], "--workers, --fingerprints and --mpi run a breadth-first search"),
     (["--fingerprints", "--strategy", "random"], "--workers, --fingerprints and --mpi run a breadth-first search"),
-    (["--checkpoint", "/proc/ck", "--workers", "2"], "--checkpoint and --recover save a breadth-first search on one"),
+    (["--checkpoint", "/proc/ck", "--workers", "2"], "--checkpoint /proc/ck: cannot write there"),
 ])
 def test_parallel_bad_options_are_one_line(argv, needle):
     """Refused before any work: nothing on standard output, one line on standard error."""

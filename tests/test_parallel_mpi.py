@@ -64,3 +64,17 @@ def test_all_refuses_the_one_search_options():
                        capture_output=True, text=True, timeout=600)
     assert p.returncode == 2 and "--all takes --workers N" in p.stderr and len(p.stderr.strip().splitlines()) == 1
 
+
+
+def test_mpi_search_saved_at_a_bound_is_recovered_over_mpi_or_forked_workers(tmp_path):
+    # the ranks write their parts of the saved search, and any number of workers continues it
+    sc = DEFAULTS["coordinated"][1]
+    whole = run_check("coordinated", sc, progress=False, workers=1, fingerprints=True).result
+    first = run_check("coordinated", sc, progress=False, workers=2, mpi=True, max_states=700,
+                      checkpoint=tmp_path / "ck").result
+    assert first.verdict == "incomplete" and 700 <= first.states < whole.states
+    assert len(list((tmp_path / "ck").glob("keys-*-w*.i64"))) == 2
+    for kw in ({"workers": 2, "mpi": True}, {"workers": 1, "fingerprints": True}):
+        again = run_check("coordinated", sc, progress=False, recover=tmp_path / "ck", **kw).result
+        assert (again.verdict, again.states, again.transitions, again.depth, again.witnesses) == \
+               (whole.verdict, whole.states, whole.transitions, whole.depth, whole.witnesses)

@@ -55,6 +55,15 @@ def test_progress_off_a_terminal_is_a_line_after_10_s_then_every_15_s(monkeypatc
                      "rrcheck: 40,000 states (1,600/s), queue 900, depth 9, 0:00:25 elapsed, 3.0 GiB resident"]
 
 
+def test_progress_line_names_the_memory_limit_it_is_held_to(monkeypatch, capsys):
+    now = _clock(monkeypatch)
+    monkeypatch.setattr(progress, "resident", lambda pids=(): 3 << 30)
+    p = Progress(None, limit=progress.MemoryGuard(20 << 30).limit)
+    now[0] = 110.0
+    p.tick(25_000, 1_234, 7)
+    assert capsys.readouterr().err.endswith("3.0 GiB resident of 20.0 GiB allowed\n")
+
+
 def test_no_progress_is_silent_off_a_terminal_too(monkeypatch, capsys):
     now = _clock(monkeypatch)
     p = Progress(False)

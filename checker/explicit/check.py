@@ -42,11 +42,14 @@ def run_check(protocol: str, scenario: Scenario, mutant: str | None = None, prop
     snapshots = None
     if checkpoint or recover:
         from rrcheck.checker.explicit.resume import Snapshots
-        snapshots = Snapshots(search_identity(system, workload, mutant, props, reduce), checkpoint, recover,
-                              checkpoint_every)
+        from rrcheck.checker.explicit.resume_parallel import GenerationSnapshots
+        kind = GenerationSnapshots if workers > 1 or fingerprints or mpi else Snapshots
+        snapshots = kind(search_identity(system, workload, mutant, props, reduce), checkpoint, recover,
+                         checkpoint_every)
     if mpi:
         from rrcheck.checker.explicit import distributed
-        job = distributed.job_of(protocol, scenario, mutant, props, reduce, max_states, time_limit, grouping)
+        job = distributed.job_of(protocol, scenario, mutant, props, reduce, max_states, time_limit, grouping,
+                                 snapshots)
         result = distributed.run(job, workers, hostfile, time_limit)
     else:
         result = explore(system, judge, strategy, max_states, time_limit, seed, progress=progress, reduce=reduce,
@@ -69,9 +72,8 @@ def search_options(strategy: str, workers: int = 1, fingerprints: bool = False, 
                          "--mpi spreads more over hosts")
     if (workers > 1 or fingerprints or mpi) and strategy != "bfs":
         raise UsageError(f"--workers, --fingerprints and --mpi run a breadth-first search; drop --strategy {strategy}")
-    if saved and (strategy != "bfs" or workers > 1 or fingerprints or mpi):
-        raise UsageError("--checkpoint and --recover save a breadth-first search on one worker; "
-                         "drop --strategy, --workers, --fingerprints and --mpi")
+    if saved and strategy != "bfs":
+        raise UsageError(f"--checkpoint and --recover save a breadth-first search; drop --strategy {strategy}")
 
 
 def search_identity(system, workload, mutant, props, reduce: bool) -> dict:

@@ -115,15 +115,22 @@ def _end(proc: subprocess.Popen) -> None:
             pass
 
 
-def job_of(protocol, scenario, mutant, properties, reduce, max_states, time_limit, grouping) -> dict:
-    """The search as data: what every rank needs to build the same system."""
+def job_of(protocol, scenario, mutant, properties, reduce, max_states, time_limit, grouping,
+           snapshots=None) -> dict:
+    """The search as data: what every rank needs to build the same system (and,
+    with ``snapshots``, where it is saved and what it continues)."""
     sc = asdict(scenario)
     from rrcheck.checker.model import workloads as W
     if W.is_file(sc["workload"]):
         sc["workload"] = str(Path(sc["workload"]).absolute())
+    saved = None
+    if snapshots is not None:
+        saved = {"identity": snapshots.identity, "every": snapshots.every,
+                 "save_to": str(snapshots.save_to.absolute()) if snapshots.save_to else None,
+                 "recover": str(snapshots.recover.absolute()) if snapshots.recover else None}
     return {"protocol": protocol, "scenario": sc, "mutant": mutant, "properties": list(properties or ()),
             "reduce": reduce, "max_states": max_states, "time_limit": time_limit,
-            "grouping": list(grouping) if grouping else None}
+            "grouping": list(grouping) if grouping else None, "saved": saved}
 
 
 # -- the ranks ------------------------------------------------------------------
@@ -230,12 +237,21 @@ def main(jobf: str, resf: str) -> int:
     job = json.loads(Path(jobf).read_text())
     system, judge = _build(job)
     hashes = comm.allgather((hash(None), hash(system.initial())))
+    snapshots = _snapshots(job.get("saved"))
     if rank > 0:
         if len(set(hashes)) == 1:
             gc.disable()  # as in every search (rrcheck.checker.explicit.explore.no_cycle_collection)
-            P._serve(rank - 1, size - 1, system, judge, _Coordinator(comm), _Inboxes(comm), job["reduce"])
+            restored = None
+            if snapshots is not None and snapshots.recovered is not None:  # each rank rebuilds the generations
+                restored = P.rebuild(system, job["reduce"], *snapshots.recovered)
+            P._serve(rank - 1, size - 1, system, judge, _Coordinator(comm), _Inboxes(comm), job["reduce"],
+                     restored=restored)
         return 0
     t0 = time.perf_counter()
+    start = (0, 0, 0)
+    if snapshots is not None and snapshots.recovered is not None:
+        f = snapshots.recovered[0]
+        start, t0 = (f.states, f.transitions, f.depth), t0 - f.seconds
     workers = _Ranks(comm, size - 1)
     try:
         if len(set(hashes)) != 1:
@@ -243,7 +259,8 @@ def main(jobf: str, resf: str) -> int:
                                "PYTHONHASHSEED), one Python build and no address randomisation (setarch -R, "
                                "from util-linux)")
         r = P._coordinate(system, workers, t0, job["max_states"], job["time_limit"], Progress(False), "bfs",
-                          reduce=job["reduce"])
+                          reduce=job["reduce"], start=start,
+                          snapshots=snapshots if snapshots is not None and snapshots.save_to else None)
         out = {"verdict": r.verdict, "states": r.states, "transitions": r.transitions, "depth": r.depth,
                "seconds": r.seconds, "witnesses": r.witnesses, "reason": r.reason,
                "violation": r.violation.as_dict() if r.violation else None,
@@ -260,6 +277,15 @@ def main(jobf: str, resf: str) -> int:
     tmp.write_text(json.dumps(out))
     tmp.replace(resf)
     return 0
+
+
+def _snapshots(saved: dict | None):
+    """The job's saved search, read again on this rank (the calling process validated it)."""
+    if saved is None:
+        return None
+    from rrcheck.checker.explicit.resume_parallel import GenerationSnapshots
+    return GenerationSnapshots(saved["identity"], saved["save_to"] and Path(saved["save_to"]),
+                               saved["recover"] and Path(saved["recover"]), saved["every"])
 
 
 if __name__ == "__main__":

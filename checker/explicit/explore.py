@@ -40,8 +40,9 @@ def explore(system, judge: Judge, strategy: str = "bfs", max_states: int | None 
     of :meth:`rrcheck.checker.model.system.System.reduce` (same terminal states, fewer paths);
     ``workers`` > 1 or ``fingerprints`` runs the BFS on that many processes with a visited set
     of 64-bit fingerprints (:mod:`rrcheck.checker.explicit.parallel`);
-    ``snapshots`` (:class:`rrcheck.checker.explicit.resume.Snapshots`) saves the BFS now and then, at a
-    bound and on an interrupt, and continues a saved one. A search whose resident memory
+    ``snapshots`` (:class:`rrcheck.checker.explicit.resume.Snapshots`, or for a fingerprint search
+    :class:`rrcheck.checker.explicit.resume_parallel.GenerationSnapshots`) saves the BFS now and
+    then, at a bound and on an interrupt, and continues a saved one. A search whose resident memory
     passes ``memory_limit`` bytes (None: 80 % of the memory available) stops incomplete;
     an interrupted one raises :class:`rrcheck.checker.explicit.progress.Interrupted`, which
     holds what it had explored. ``visited``, if given, receives every state a one-worker
@@ -51,11 +52,12 @@ def explore(system, judge: Judge, strategy: str = "bfs", max_states: int | None 
     if workers > 1 or fingerprints or strategy == "random":
         from rrcheck.checker.explicit.parallel import FingerprintCollision, explore_parallel
         try:
-            with no_cycle_collection():  # forked workers inherit it
+            with _deferred_interrupts(snapshots is not None and snapshots.save_to is not None) as stop, \
+                    no_cycle_collection():  # forked workers inherit it
                 if strategy == "random":
                     return _random(system, judge, seed, walks, time_limit, progress, memory_limit)
                 return explore_parallel(system, judge, workers, max_states, time_limit, progress, reduce,
-                                        memory_limit)
+                                        memory_limit, snapshots, stop)
         except (UsageError, KeyboardInterrupt, ModelError, OSError, FingerprintCollision):
             raise
         except Exception as e:  # where is not known here: the one-worker BFS says
@@ -95,8 +97,8 @@ _STORE_LESS = "use --fingerprints or --workers to store less per state, or --mem
 def _search(system, judge, strategy, max_states, time_limit, progress, reduce, snapshots, stop,
             memory_limit, visited=None) -> Result:
     t0 = time.perf_counter()
-    prog = Progress(progress)
     memory = MemoryGuard(memory_limit)
+    prog = Progress(progress, limit=memory.limit)
     look = LOOK_EVERY  # states to expand before the next look at the progress line and the memory
     reason = ""
 
@@ -228,8 +230,8 @@ def _random(system, judge: Judge, seed: int, walks: int, time_limit, progress, m
     """Seeded random walks to a terminal state: depth where BFS cannot reach."""
     rng = random.Random(seed)
     t0 = time.perf_counter()
-    prog = Progress(progress)
     memory = MemoryGuard(memory_limit)
+    prog = Progress(progress, limit=memory.limit)
     seen: set = set()
     max_d = 0
     reason = f"random walks cover part of the state space ({walks} walks, seed {seed})"

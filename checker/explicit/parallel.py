@@ -35,9 +35,10 @@ from multiprocessing.connection import wait as mp_wait
 
 import numpy as np
 
-from rrcheck.errors import FingerprintCollision
+from rrcheck.errors import FingerprintCollision, UsageError
 from rrcheck.checker.explicit.fpset import FPSet, fingerprints
 from rrcheck.checker.explicit.progress import Interrupted, MemoryGuard, Progress, explored
+from rrcheck.checker.explicit.resume_parallel import FILE, Restored, write_part
 from rrcheck.checker.invariants.verdict import Result
 from rrcheck.checker.model.system import CRASHES
 
@@ -55,25 +56,38 @@ _MAX = ("logger_placements_checked", "tb_max_per_receiver")
 
 def explore_parallel(system, judge, workers: int, max_states: int | None = None,
                      time_limit: float | None = None, progress: bool | None = None,
-                     reduce: bool = True, memory_limit: int | None = None) -> Result:
+                     reduce: bool = True, memory_limit: int | None = None, snapshots=None,
+                     stop=None) -> Result:
     """BFS of ``system`` on ``workers`` processes (forked: they share the
     system, the judge and the hash seed that places states); it stops
     incomplete once they hold more than ``memory_limit`` bytes, all together
-    (None: 80 % of the memory available)."""
+    (None: 80 % of the memory available). ``snapshots``
+    (:class:`rrcheck.checker.explicit.resume_parallel.GenerationSnapshots`) saves
+    the search at the end of a generation now and then, at a bound and when
+    ``stop`` (an interrupt's flag) is raised, and continues a saved one."""
     t0 = time.perf_counter()
+    restored = None
+    if snapshots is not None and snapshots.recovered is not None:
+        restored = rebuild(system, reduce, *snapshots.recovered, progress=progress)  # before the fork: shared
+        t0 -= restored.seconds
     ctx = mp.get_context("fork")
     inboxes = [ctx.Queue() for _ in range(workers)]
     pipes = [ctx.Pipe() for _ in range(workers)]
     halt = ctx.RawValue("b", 0)  # raised by the coordinator: leave the generation unfinished
-    procs = [ctx.Process(target=_serve, args=(i, workers, system, judge, pipes[i][1], inboxes, reduce, halt),
+    procs = [ctx.Process(target=_serve, args=(i, workers, system, judge, pipes[i][1], inboxes, reduce, halt,
+                                              restored),
                          daemon=True, name=f"rrcheck-worker-{i}") for i in range(workers)]
     for p in procs:
         p.start()
     conns = [a for a, _ in pipes]
     pids = [p.pid for p in procs]
     try:
-        return _coordinate(system, conns, t0, max_states, time_limit, Progress(progress, pids), strategy="bfs",
-                           memory=MemoryGuard(memory_limit, pids), halt=halt, reduce=reduce)
+        start = (0, 0, 0) if restored is None else (restored.states, restored.transitions, restored.depth)
+        memory = MemoryGuard(memory_limit, pids)
+        return _coordinate(system, conns, t0, max_states, time_limit, Progress(progress, pids, memory.limit),
+                           strategy="bfs", memory=memory, halt=halt, reduce=reduce,
+                           snapshots=snapshots if snapshots is not None and snapshots.save_to else None,
+                           stop=stop, start=start)
     except BaseException:  # an interrupt or an error: busy workers would finish their generation first
         for p in procs:
             p.terminate()
@@ -121,25 +135,38 @@ def _arrivals(conns, waiting: list[int], timeout: float | None = None) -> list[t
 
 # what a search that runs out of memory on the workers of one machine can do instead
 _SPREAD = "use --mpi --hostfile to spread it over more machines, or --memory-limit to raise it"
+_KEEP = "; --checkpoint DIR keeps such a search for --recover DIR on a larger machine"
 
 
 def _coordinate(system, conns, t0, max_states, time_limit, prog, strategy, memory=None, halt=None,
-                reduce: bool = True) -> Result:
+                reduce: bool = True, snapshots=None, stop=None, start=(0, 0, 0)) -> Result:
     """The search, one generation at a time; ``memory`` (a MemoryGuard, with
-    ``halt`` the workers' flag; neither over MPI) is read while they expand."""
-    states, transitions, depth, queue = 0, 0, 0, 0
+    ``halt`` the workers' flag; neither over MPI) is read while they expand.
+    With ``snapshots``, a generation cut short is abandoned by every worker, so
+    that what is saved and reported is the search at a generation's end;
+    ``start`` is a recovered search's states, transitions and depth."""
+    states, transitions, depth = start
+    queue = 0
     reason = ""
 
     def meanwhile():  # while the workers expand a generation
         prog.tick(states, queue, depth)
-        if memory is not None and memory.over():
+        if memory is not None and memory.over() or stop:
             halt.value = 1
 
     def so_far():
         return states, depth, time.perf_counter() - t0
 
+    def save():
+        stamp = snapshots.next_stamp()
+        parts = _ask(conns, ("save", str(snapshots.save_to), stamp))
+        total, checkpointed = _witness_parts(conns)
+        snapshots.save(parts, states, transitions, depth, total, checkpointed, time.perf_counter() - t0)
+
     try:
         reports = _ask(conns, ("init",))
+        if start[0]:  # a recovered search: its frontier is counted already
+            states -= sum(r["new"] for r in reports)
         while True:
             viols = [r["violation"] for r in reports if r["violation"]]
             if viols:
@@ -166,27 +193,46 @@ def _coordinate(system, conns, t0, max_states, time_limit, prog, strategy, memor
                 break
             if not any(r["new"] for r in reports):
                 break
+            bound = ""  # why the search ends at this generation's end, if it does
             if max_states and states >= max_states:
-                reason = f"state bound {max_states:,} reached {explored(*so_far())}"
-                break
-            if time_limit and time.perf_counter() - t0 > time_limit:
-                reason = f"time limit {time_limit:g} s reached {explored(*so_far())}"
-                break
-            if memory is not None and memory.over():
-                reason = memory.reason(*so_far(), _SPREAD)
+                bound = f"state bound {max_states:,} reached {explored(*so_far())}"
+            elif time_limit and time.perf_counter() - t0 > time_limit:
+                bound = f"time limit {time_limit:g} s reached {explored(*so_far())}"
+            elif memory is not None and memory.over():
+                bound = memory.reason(*so_far(), _SPREAD if snapshots else _SPREAD + _KEEP)
+            if snapshots is not None and (bound or stop or snapshots.due()):
+                save()
+            if stop:
+                raise KeyboardInterrupt
+            if bound:
+                reason = bound + _kept(snapshots)
                 break
             deadline = time.time() + time_limit - (time.perf_counter() - t0) if time_limit else None
             plan = zip(_rank([r["keys"] for r in reports]),
                        _balance([r["new"] for r in reports], [r["cost"] for r in reports]))
-            reports = _ask(conns, ("expand",), per_worker=[(ranks, give, deadline) for ranks, give in plan],
-                           meanwhile=meanwhile)
+            cut = _ask(conns, ("expand",), per_worker=[(ranks, give, deadline) for ranks, give in plan],
+                       meanwhile=meanwhile)
+            if snapshots is not None and any(cut):  # the search as it was at the generation's start
+                _ask(conns, ("abandon",))
+                save()
+                if stop:
+                    raise KeyboardInterrupt
+                reason = (memory.reason(*so_far(), _SPREAD) if memory is not None and memory.hit else
+                          f"time limit {time_limit:g} s reached {explored(*so_far())}") + _kept(snapshots)
+                break
+            reports = _ask(conns, ("settle",), meanwhile=meanwhile)
     except KeyboardInterrupt:
         prog.close()
         raise Interrupted(Result("incomplete", states, transitions, depth, time.perf_counter() - t0, {}, strategy,
-                                 None, [], f"interrupted {explored(*so_far())}", _birthday(states))) from None
+                                 None, [], f"interrupted {explored(*so_far())}" + _kept(snapshots),
+                                 _birthday(states))) from None
     prog.close()
     return Result("incomplete" if reason else "pass", states, transitions, depth, time.perf_counter() - t0,
                   _witnesses(conns), strategy, None, [], reason, _birthday(states))
+
+
+def _kept(snapshots) -> str:
+    return "" if snapshots is None else f"; saved in {snapshots.save_to}: --recover {snapshots.save_to} continues it"
 
 
 def _birthday(states: int) -> float:
@@ -279,28 +325,87 @@ def _replay(system, actions):
     return s
 
 
-def _nth(system, s, j: int, reduce: bool):
-    """The actions of successor ``j`` of ``s`` in the order :meth:`_Worker._successors`
-    meets them (one action, or an action and the crash right after it), and that
-    successor's predecessor on the way: the state after the first action."""
+def successors(system, s, reduce: bool):
+    """The successors of ``s`` in the order :meth:`_Worker._successors` meets them:
+    (actions, the state after the first, the state after all) with one action,
+    or an action and the crash right after it."""
     acts = system.actions(s)
     if reduce:
         acts = system.reduce(s, acts)
-    k = 0
     for a in acts:
         s2 = system.step(s, a)[0]
-        if k == j:
-            return [a], s2
-        k += 1
+        yield [a], s2, s2
         if reduce and a[0] not in CRASHES:
             for c in system.crashes_after(s, a, s2):
-                if k == j:
-                    return [a, c], s2
-                k += 1
+                yield [a, c], s2, system.step(s2, c)[0]
+
+
+def _nth(system, s, j: int, reduce: bool):
+    """Successor ``j`` of ``s``: its actions and its predecessor on the way, the
+    state after the first action (([], None) if it has no such successor)."""
+    for k, (acts, s2, _) in enumerate(successors(system, s, reduce)):
+        if k == j:
+            return acts, s2
     return [], None
 
 
-def _witnesses(conns) -> dict:
+def rebuild(system, reduce: bool, f, arrays: list[np.ndarray], progress: bool | None = False) -> Restored:
+    """A saved search (:mod:`rrcheck.checker.explicit.resume_parallel`) re-executed
+    from the initial state, generation by generation (the progress line counts the
+    states rebuilt)."""
+    prog = Progress(progress)
+    bounds = [np.cumsum([0] + p.generations) for p in f.parts]
+    keys = [np.sort(np.concatenate([a[b[g]:b[g + 1]] for a, b in zip(arrays, bounds)]))
+            for g in range(len(f.parts[0].generations))]
+    damaged = f"--recover: {FILE}"
+    if keys[0].tolist() != [-1 << _J]:
+        raise UsageError(f"{damaged}: its first generation is not the initial state alone; it is damaged")
+    level = [(system.initial(), 0)]
+    fps = [np.array([hash(level[0][0])], dtype=np.int64)]
+    for g in range(1, len(keys)):
+        k = keys[g]
+        if k.size and (k[0] < 0 or (np.diff(k) <= 0).any()):
+            raise UsageError(f"{damaged}: generation {g} names a state twice or a negative key; it is damaged")
+        ranks, index = k >> _J, k & ((1 << _J) - 1)
+        nxt: list = []
+        at = 0
+        while at < k.size:
+            r = int(ranks[at])
+            if r >= len(level):
+                raise UsageError(f"{damaged}: generation {g} names parent {r} of {len(level)}; "
+                                 "the file belongs to another version of the protocol or the model")
+            parent, d = level[r]
+            want = []
+            while at < k.size and ranks[at] == r:
+                want.append(int(index[at]))
+                at += 1
+            found, wanted = {}, set(want)
+            for j, (acts, _, s) in enumerate(successors(system, parent, reduce)):
+                if j in wanted:
+                    found[j] = (s, d + len(acts))
+                if j >= want[-1]:
+                    break
+            if len(found) != len(want):
+                raise UsageError(f"{damaged}: generation {g} names a successor its parent does not have; "
+                                 "the file belongs to another version of the protocol or the model")
+            nxt.extend(found[j] for j in want)
+        level = nxt
+        fps.append(np.fromiter((hash(s) for s, _ in level), dtype=np.int64, count=len(level)))
+        prog.tick(sum(map(len, fps)), len(level), g)
+    prog.close()
+    every = np.concatenate(fps)
+    if np.unique(every).size != every.size:
+        raise UsageError(f"{damaged}: two saved states rebuild one state; the file belongs to another version "
+                         "of the protocol or the model")
+    if len(set(f.checkpointed)) != len(f.checkpointed) or any(q >= system.ctx.n for q in f.checkpointed):
+        raise UsageError(f"{damaged}: its processes seen checkpointing do not fit {system.ctx.n} processes; "
+                         "it is damaged")
+    return Restored(fps, keys, level, f.states, f.transitions, f.depth, f.seconds, dict(f.witnesses),
+                    set(f.checkpointed))
+
+
+def _witness_parts(conns) -> tuple[dict, set]:
+    """The workers' witness counts together, and the processes they saw checkpointing."""
     total: Counter = Counter()
     checkpointed: set = set()
     for w, cps in _ask(conns, ("witnesses",)):
@@ -309,16 +414,20 @@ def _witnesses(conns) -> dict:
         checkpointed |= cps
     if checkpointed:
         total["processes_checkpointed"] = len(checkpointed)
-    return dict(total)
+    return dict(total), checkpointed
+
+
+def _witnesses(conns) -> dict:
+    return _witness_parts(conns)[0]
 
 
 # -- a worker ----------------------------------------------------------------
 
-def _serve(i, n, system, judge, conn, inboxes, reduce, halt=None) -> None:
+def _serve(i, n, system, judge, conn, inboxes, reduce, halt=None, restored=None) -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the coordinator stops us,
     for sig in (signal.SIGTERM, signal.SIGHUP):     # or ends us quietly if we are busy
         signal.signal(sig, signal.SIG_DFL)
-    w = _Worker(i, n, system, judge, inboxes, reduce, halt)
+    w = _Worker(i, n, system, judge, inboxes, reduce, halt, restored)
     while True:
         msg = conn.recv()
         if msg[0] == "stop":
@@ -334,8 +443,9 @@ class _Worker:
     """Owns the fingerprints whose hash falls to it and holds the frontier
     states it discovered first; only fingerprints and keys cross processes."""
 
-    def __init__(self, i, n, system, judge, inboxes, reduce, halt=None):
+    def __init__(self, i, n, system, judge, inboxes, reduce, halt=None, restored=None):
         self.i, self.n, self.sys, self.judge = i, n, system, judge
+        self.restored = restored      # a saved search to continue (resume_parallel.Restored)
         self.inboxes, self.reduce = inboxes, reduce
         self.halt = halt              # the coordinator's flag: memory is short, leave the generation
         self.fps = FPSet()            # fingerprints this worker owns, visited
@@ -350,11 +460,15 @@ class _Worker:
         self.cut_short = False        # the last generation stopped at the time limit or the halt flag
         self.at_bound = False         # it met the depth bound
         self.busy = [0.0, 0]          # CPU seconds spent expanding, states expanded
+        self.before = None            # the witnesses at the generation's start, and its violation found
+        self.viol, self.reordered = None, False
 
     def init(self) -> dict:
-        s = self.sys.initial()
         self.expanded, self.frontier, self.new_keys = [], [], array("q")
         self.trace = tempfile.TemporaryFile(prefix="rrcheck-trace-")
+        if self.restored is not None:  # its initial state is the system's: reduce() knows it by identity
+            return self._restore(self.restored)
+        s = self.sys.initial()
         if hash(s) % self.n != self.i:
             self._record([])
             return self._report(None, False)
@@ -364,10 +478,32 @@ class _Worker:
         v = self.judge.state(s)
         return self._report(((-1, 0, 1), v, hash(s), ()) if v else None, False)
 
-    def expand(self, ranks: list[int], give: dict[int, int], deadline: float | None) -> dict:
+    def _restore(self, r) -> dict:
+        """Take this worker's share of a recovered search: the states whose hash falls to it."""
+        mine = None
+        for fps, keys in zip(r.fingerprints, r.keys):
+            mine = np.remainder(fps, self.n) == self.i
+            self.fps.add(fingerprints(fps[mine]))
+            self._record(fps[mine], keys[mine])
+        self.frontier = [(int(k), s, d) for k, (s, d), m in zip(r.keys[-1].tolist(), r.frontier, mine) if m]
+        self.new_keys = array("q", [k for k, _, _ in self.frontier])
+        if self.i == 0:  # the counts so far, once: witnesses add up over the workers
+            self.judge.w = Counter(r.witnesses)
+            self.judge._checkpointed = set(r.checkpointed)
+        self.restored = None
+        return self._report(None, False)
+
+    def save(self, directory: str, stamp: int) -> dict:
+        """This worker's keys, generation by generation, as a part of a saved search."""
+        sizes = [b - a for a, b in zip(self.gen_rows, self.gen_rows[1:])]
+        return write_part(directory, stamp, self.i, np.asarray(self._rows()[:, 1]), sizes)
+
+    def expand(self, ranks: list[int], give: dict[int, int], deadline: float | None) -> bool:
         """Expand this worker's share of the generation: its own states while the
         states it was given are on their way, then those (with a rank below any
-        violation already met, which is all the sequential search would see)."""
+        violation already met, which is all the sequential search would see).
+        Whether it was cut short; :meth:`settle` or :meth:`abandon` comes next."""
+        self.before = Counter(self.judge.w), set(self.judge._checkpointed)
         todo = [(r, s, d) for r, (_, s, d) in zip(ranks, self.frontier)]
         moves: list[list] = [[] for _ in range(self.n)]
         for k, count in give.items():
@@ -386,7 +522,18 @@ class _Worker:
                 viol = v
         self.busy[0] += time.thread_time() - busy
         self.busy[1] += len(self.expanded)
-        return self._report(self._settle(viol, bool(given)), self.at_bound)
+        self.viol, self.reordered = viol, bool(given)
+        return self.cut_short
+
+    def settle(self) -> dict:
+        """The generation expanded becomes the next one (see :meth:`_settle`)."""
+        return self._report(self._settle(self.viol, self.reordered), self.at_bound)
+
+    def abandon(self) -> None:
+        """Forget the generation cut short: the worker is as it was at its start."""
+        self.judge.w, self.judge._checkpointed = self.before
+        self.cand, self.expanded, self.viol = {}, [], None
+        del self.unsure[:]
 
     def _successors(self, todo: list, deadline: float | None):
         """Expand ``todo`` (by rank) into ``self.cand``, the smallest key per

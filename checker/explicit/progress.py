@@ -19,12 +19,14 @@ MEMORY_SHARE = 0.8                   # of the memory available at the start: the
 class Progress:
     """A search's progress on stderr, unless ``enabled`` is False: on a terminal a
     live line for runs longer than 2 s; elsewhere a line after 10 s and every 15 s
-    after, with the resident memory of this process and its workers ``pids``."""
+    after, with the resident memory of this process and its workers ``pids`` and the
+    ``limit`` a :class:`MemoryGuard` holds it to."""
 
-    def __init__(self, enabled: bool | None, pids=()):
+    def __init__(self, enabled: bool | None, pids=(), limit: int | None = None):
         self.enabled = enabled is not False
         self.live = sys.stderr.isatty()
         self.pids = tuple(pids)
+        self.limit = f" of {size(limit)} allowed" if limit else ""
         self.t0 = time.perf_counter()
         self.due = self.t0 + (LIVE_AFTER if self.live else LINE_AFTER)
         self.width = 0  # of the live line drawn, 0 if none
@@ -46,7 +48,7 @@ class Progress:
             self.width = len(text)
         else:
             sys.stderr.write(f"rrcheck: {states:,} states ({rate:,.0f}/s), queue {queue:,}, depth {depth}, "
-                             f"{clock(elapsed)} elapsed, {size(resident(self.pids))} resident\n")
+                             f"{clock(elapsed)} elapsed, {size(resident(self.pids))} resident{self.limit}\n")
         sys.stderr.flush()
 
     def close(self) -> None:

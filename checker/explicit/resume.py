@@ -106,27 +106,36 @@ class Snapshots:
 
 def load(directory: Path, identity: dict) -> SearchFile:
     """A saved search, validated, for the search ``identity`` describes."""
+    if (Path(directory) / "generations.json").is_file() and not (Path(directory) / FILE).exists():
+        raise UsageError(f"--recover {directory}: it holds a search saved with --fingerprints or --workers; "
+                         "recover it with --fingerprints or --workers")
+    return read_saved(Path(directory), FILE, SearchFile, identity, SCHEMA_VERSION, MAX_BYTES,
+                      "give the directory a --checkpoint wrote")
+
+
+def read_saved(directory: Path, name: str, model, identity: dict, version: int, max_bytes: int, absent: str):
+    """The file ``name`` of a saved search in ``directory``, validated by ``model``
+    (a pydantic class) and held to ``identity``; ``absent`` says what to give instead."""
     from rrcheck.files import loads_json, read_capped
-    p = Path(directory) / FILE
     try:
-        raw = loads_json(read_capped(p, MAX_BYTES, f"--recover {directory}: {FILE}"))
+        raw = loads_json(read_capped(directory / name, max_bytes, f"--recover {directory}: {name}"))
     except FileNotFoundError:
-        raise UsageError(f"--recover {directory}: no {FILE} in it; give the directory a --checkpoint wrote") from None
+        raise UsageError(f"--recover {directory}: no {name} in it; {absent}") from None
     except OSError as e:
-        raise UsageError(f"--recover {directory}: cannot read {FILE} ({e.strerror})") from None
+        raise UsageError(f"--recover {directory}: cannot read {name} ({e.strerror})") from None
     except (UnicodeDecodeError, json.JSONDecodeError, RecursionError):
-        raise UsageError(f"--recover {directory}: {FILE} is not JSON; it is damaged") from None
+        raise UsageError(f"--recover {directory}: {name} is not JSON; it is damaged") from None
     except ValueError as e:
-        raise UsageError(f"--recover {directory}: {FILE} holds {e}; it is damaged") from None
-    if isinstance(raw, dict) and raw.get("schema_version") != SCHEMA_VERSION:
+        raise UsageError(f"--recover {directory}: {name} holds {e}; it is damaged") from None
+    if isinstance(raw, dict) and raw.get("schema_version") != version:
         raise UsageError(f"--recover {directory}: schema version {raw.get('schema_version')!r}; this rrcheck reads "
-                         f"version {SCHEMA_VERSION}")
+                         f"version {version}")
     try:
-        f = SearchFile.model_validate(raw)
+        f = model.model_validate(raw)
     except ValidationError as e:
         err = e.errors()[0]
         where = ".".join(str(x) for x in err["loc"]) or "top level"
-        raise UsageError(f"--recover {directory}: malformed {FILE} at {where}: {err['msg']}") from None
+        raise UsageError(f"--recover {directory}: malformed {name} at {where}: {err['msg']}") from None
     if f.identity != identity:
         diff = sorted(k for k in set(f.identity) | set(identity) if f.identity.get(k) != identity.get(k))
         raise UsageError(f"--recover {directory}: saved for another search (it differs in {', '.join(diff)}); "

@@ -147,7 +147,9 @@ def add_parsers(sub) -> None:
                    help="explore every interleaving, without the reductions (default: reduced)")
     s.add_argument("--checkpoint", metavar="DIR",
                    help="save the search in DIR every --checkpoint-every seconds, at --max-states or "
-                        "--time-limit and on Ctrl-C (one breadth-first search on one worker)")
+                        "--time-limit, at --memory-limit and on Ctrl-C (one breadth-first search, on one worker or, "
+                        "with --fingerprints, --workers or --mpi, at the end of a generation; over --mpi, in a directory "
+                        "every host sees)")
     s.add_argument("--checkpoint-every", type=positive_float("--checkpoint-every"), default=60.0,
                    metavar="SECONDS", help="seconds between two saves of --checkpoint (default 60)")
     s.add_argument("--recover", metavar="DIR",
