@@ -183,6 +183,9 @@ class OutputError(UsageError):
         super().__init__(message)
         self.why = why
 
+    def __reduce__(self):  # raised in a worker process, reported by its coordinator
+        return type(self), (str(self), self.why)
+
 
 def not_written(path, e: OSError, kept: str = "") -> OutputError:
     """The one line for an output that could not be written."""

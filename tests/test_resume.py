@@ -223,3 +223,24 @@ def test_recover_names_the_other_kind_of_saved_search(tmp_path):
         _fp("coordinated", sc, recover=tmp_path / "exact")
     with pytest.raises(UsageError, match="differs in bounds"):
         _fp("coordinated", replace(sc, failures=2), recover=tmp_path / "fp")
+
+
+def test_a_full_disk_is_one_line_and_keeps_the_last_save(tmp_path, monkeypatch):
+    # the workers' parts fail to be written (in the forked workers): the error reaches the
+    # caller as the one line of a full disk, and the save in place, also the input, stands
+    import errno
+    from rrcheck.checker.explicit import resume_parallel
+    from rrcheck.files import not_written
+    sc = DEFAULTS["coordinated"][1]
+    whole = _fp("coordinated", sc, workers=2)
+    _fp("coordinated", sc, workers=2, max_states=700, checkpoint=tmp_path)
+    before = {p.name: p.read_bytes() for p in tmp_path.iterdir()}
+
+    def full(path, data):
+        raise not_written(path, OSError(errno.ENOSPC, "No space left on device"))
+    monkeypatch.setattr(resume_parallel, "write_bytes", full)
+    with pytest.raises(UsageError, match=r"not written \(the disk is full\)"):
+        _fp("coordinated", sc, workers=2, recover=tmp_path, checkpoint=tmp_path, checkpoint_every=1e-9)
+    monkeypatch.undo()
+    assert {p.name: p.read_bytes() for p in tmp_path.iterdir()} == before
+    _same(_fp("coordinated", sc, workers=2, recover=tmp_path), whole)
