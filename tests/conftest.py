@@ -6,7 +6,8 @@ from pathlib import Path
 import pytest
 
 # Beyond the guard (`pytest -k invariants`: every protocol on its default scenarios, every
-# mutant caught, the lemmas): the other engines and real MPI, each under its own marker.
+# mutant caught, the lemmas' twins and step links): the other engines and real MPI, each under
+# its own marker.
 # README's test command (`-m 'not slow'`) runs them all; pyproject's addopts leave them out.
 ENGINES = {"test_invariants_stateful.py": "fuzz", "test_invariants_tla.py": "tla",
            "test_invariants_tla_sd_c3.py": "tla", "test_runtime_invariants_mpi.py": "mpi",
