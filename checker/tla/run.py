@@ -136,7 +136,7 @@ def run_tla(protocol: str, scenario: Scenario, mutant: str | None = None, proper
     """Check ``protocol`` (or ``mutant``) on ``scenario`` with TLC; ``progress``
     relays TLC's progress lines to stderr, each prefixed ``  tlc: ``."""
     specs = specs_dir(spec_of(protocol).module)
-    exe, tools = java(), jar()
+    java(), jar()  # a missing Java or TLC is said before the model is built
     system, workload = make_system(protocol, scenario, mutant)
     props = properties_for(system, protocol, properties) if properties != () else ()
     mc, cfg = model_files(system, protocol, props)
@@ -144,21 +144,7 @@ def run_tla(protocol: str, scenario: Scenario, mutant: str | None = None, proper
         Path(keep).mkdir(parents=True, exist_ok=True)
     work = Path(tempfile.mkdtemp(prefix="rrcheck-tlc-", dir=keep))
     try:
-        for f in specs.glob("*.tla"):
-            shutil.copy(f, work / f.name)
-        (work / "MC.tla").write_text(mc)
-        (work / "MC.cfg").write_text(cfg)
-        (work / "tmp").mkdir()
-        cmd = [exe, f"-Xmx{heap_mb}m", "-XX:+UseParallelGC", f"-Djava.io.tmpdir={work / 'tmp'}",
-               "-cp", str(tools), "tlc2.TLC", "-tool", "-deadlock", "-cleanup",
-               "-workers", str(workers), "-metadir", str(work / "meta"), "-config", "MC.cfg"]
-        if dump:
-            cmd += ["-dump", str(work / "states")]
-        cmd.append("MC.tla")
-        t0 = time.perf_counter()
-        proc, finished = _tlc(cmd, work, timeout, progress)
-        seconds = time.perf_counter() - t0
-        (work / "tlc.out").write_text(proc.stdout + proc.stderr)
+        proc, finished, seconds = run_model(specs, mc, cfg, work, workers, timeout, progress, heap_mb, dump)
         if not finished:
             states, generated, depth = _explored(proc.stdout)
             return TlaCheck(protocol, mutant, scenario, "incomplete", None, states, generated, depth, timeout, -1,
@@ -168,6 +154,28 @@ def run_tla(protocol: str, scenario: Scenario, mutant: str | None = None, proper
     finally:
         if keep is None:
             shutil.rmtree(work, ignore_errors=True)
+
+
+def run_model(specs: Path, mc: str, cfg: str, work: Path, workers: int = 1, timeout: float = 600.0,
+              progress: bool = True, heap_mb: int = 1024, dump: bool = False):
+    """TLC on ``mc``/``cfg`` over a copy of ``specs`` in ``work`` (its own
+    metadir and java.io.tmpdir there): the finished process, whether it
+    finished within ``timeout`` seconds, and its wall time."""
+    for f in specs.glob("*.tla"):
+        shutil.copy(f, work / f.name)
+    (work / "MC.tla").write_text(mc)
+    (work / "MC.cfg").write_text(cfg)
+    (work / "tmp").mkdir()
+    cmd = [java(), f"-Xmx{heap_mb}m", "-XX:+UseParallelGC", f"-Djava.io.tmpdir={work / 'tmp'}",
+           "-cp", str(jar()), "tlc2.TLC", "-tool", "-deadlock", "-cleanup",
+           "-workers", str(workers), "-metadir", str(work / "meta"), "-config", "MC.cfg"]
+    if dump:
+        cmd += ["-dump", str(work / "states")]
+    cmd.append("MC.tla")
+    t0 = time.perf_counter()
+    proc, finished = _tlc(cmd, work, timeout, progress)
+    (work / "tlc.out").write_text(proc.stdout + proc.stderr)
+    return proc, finished, time.perf_counter() - t0
 
 
 def _tlc(cmd: list[str], work: Path, timeout: float, progress: bool) -> tuple[subprocess.CompletedProcess, bool]:

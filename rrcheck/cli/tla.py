@@ -20,6 +20,41 @@ from pathlib import Path
 from rrcheck.errors import UsageError
 
 
+def _refine(protocol, checks, args, keep) -> int:
+    """--refine: the paper-level spec under its mapping, on each scenario (exit 1
+    where a step of the detailed spec is none of the paper's)."""
+    from rrcheck.checker.tla.refinement import check_refinement, paper_of
+    if args.properties:
+        raise UsageError("--refine checks the paper's spec and its properties; drop --property")
+    paper = paper_of(protocol)
+    done = []
+    for _, mutant, scenario in checks:
+        c = check_refinement(protocol, scenario, mutant, args.timeout, keep, progress=args.progress)
+        done.append(c)
+        if args.json:
+            continue
+        name = f"{mutant or protocol} on {scenario.label()}"
+        if c.verdict == "refines":
+            print(f"{name}: refines {paper.paper} ({paper.source}), every step\n"
+                  f"  {c.states:,} distinct states, {c.generated:,} generated, depth {c.depth}, {c.seconds:.1f} s")
+        elif c.verdict == "fails":
+            what = ("a step the paper's spec does not allow" if c.broken == "PaperSpec"
+                    else f"the paper's {c.broken.removeprefix('Paper')} broken")
+            print(f"{name}: does NOT refine {paper.paper}: {what}, at step {c.steps} of TLC's trace")
+            if len(c.events) < c.steps:
+                print(f"  the Python model follows {len(c.events)} of its steps: here the spec is not the "
+                      f"model (rrcheck tla without --refine shows where they part)")
+            for i, e in enumerate(c.events[-6:], start=max(1, len(c.events) - 5)):
+                print(f"  {i}. {json.dumps(list(e))}")
+        else:
+            print(f"{name}: {c.verdict.upper()}: {c.message.splitlines()[0] if c.message else ''}")
+    if args.json:
+        out = [c.as_dict() for c in done]
+        print(json.dumps(out[0] if len(out) == 1 else {"protocol": protocol, "checks": out}, indent=1))
+    verdicts = {c.verdict for c in done}
+    return 1 if verdicts & {"fails", "error"} else 3 if "incomplete" in verdicts else 0
+
+
 def add_parser(sub) -> None:
     from rrcheck.cli.check import nonneg, positive_float, scenario_args, workers_type
     s = sub.add_parser("tla", help="check a protocol's TLA+ spec with TLC on an rrcheck scenario",
@@ -35,6 +70,9 @@ def add_parser(sub) -> None:
     scenario_args(s)
     s.add_argument("--mutant", help="check this mutant's spec (its knobs as constants) instead")
     s.add_argument("--property", action="append", dest="properties", help="check only these (repeatable)")
+    s.add_argument("--refine", action="store_true",
+                   help="check instead that the spec refines the paper-level spec written from the paper alone "
+                        "(specs/CoordinatedPaper.tla: coordinated only), step by step, under its mapping")
     s.add_argument("--workers", type=workers_type, default=1, metavar="N", help="TLC worker threads (default 1)")
     s.add_argument("--timeout", type=positive_float("--timeout"), default=1800.0, metavar="SECONDS",
                    help="wall-clock limit of one TLC run, seconds (default 1800)")
@@ -59,8 +97,9 @@ def cmd_tla(args) -> int:
     if keep:
         keep.mkdir(parents=True, exist_ok=True)
     if args.all:
-        if args.protocol or args.mutant:
-            raise UsageError("--all checks every specified protocol and mutant; drop the protocol and --mutant")
+        if args.protocol or args.mutant or args.refine:
+            raise UsageError("--all checks every specified protocol and mutant; drop the protocol, --mutant "
+                             "and --refine")
         return _all(args, keep)
     from rrcheck.cli.check import plan
     from rrcheck.protocols.mutants import MUTANTS
@@ -74,11 +113,16 @@ def cmd_tla(args) -> int:
     protocol = args.protocol or MUTANTS[args.mutant].protocol
     if protocol not in SPECIFIED:
         raise UsageError(f"unknown protocol {protocol!r}; choose one of {', '.join(SPECIFIED)}")
+    if args.refine:
+        from rrcheck.checker.tla.refinement import paper_of
+        paper_of(protocol)  # refused in one line before any work
     args.depth = None
     args.max_states = None
     checks = plan(args)  # the same scenarios, and the same refusals, as rrcheck check
     if len(checks) > 1 and not args.json:
         print(f"{protocol}: {len(checks)} default scenarios ({', '.join(sc.label() for _, _, sc in checks)})")
+    if args.refine:
+        return _refine(protocol, checks, args, keep)
     rows = _manifest_if_any() if args.properties is None else {}
     done, parted = [], []
     for _, mutant, scenario in checks:

@@ -1,0 +1,64 @@
+"""What the refinement check costs: on each default scenario of `coordinated`,
+TLC on Coordinated.tla with its properties, and TLC on the same model with the
+mapping to the paper's spec (CoordinatedRefinement.tla, `rrcheck tla
+--refine`), one after the other, with their verdicts and distinct states.
+
+    python benchmarks/refinement_tlc.py [--quick]
+
+Times: wall clock, and TLC's CPU (the child's user+system time from
+``getrusage``), because other jobs share the machine. --quick leaves out the
+643,931-state scenario. Writes benchmarks/results/refinement_tlc.json.
+"""
+from __future__ import annotations
+
+import argparse
+import resource
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+import record  # noqa: E402  (benchmarks/record.py)
+
+from rrcheck.checker.model.scenarios import DEFAULTS  # noqa: E402
+from rrcheck.checker.tla import run_tla  # noqa: E402
+from rrcheck.checker.tla.refinement import check_refinement  # noqa: E402
+
+LARGE = "pingpong n=3/2nodes f=1 c=1 node"
+
+
+def timed(f):
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    t0 = time.perf_counter()
+    r = f()
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    return r, round(time.perf_counter() - t0, 1), round(cpu, 1)
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--quick", action="store_true", help=f"leave out {LARGE}")
+    args = ap.parse_args()
+    rows = []
+    for sc in DEFAULTS["coordinated"]:
+        if args.quick and sc.label() == LARGE:
+            continue
+        plain, plain_wall, plain_cpu = timed(lambda: run_tla("coordinated", sc, timeout=3600, progress=False))
+        ref, ref_wall, ref_cpu = timed(lambda: check_refinement("coordinated", sc, timeout=3600, progress=False))
+        rows.append({"scenario": sc.label(), "states": plain.states, "plain_verdict": plain.verdict,
+                     "plain_wall_seconds": plain_wall, "plain_tlc_cpu_seconds": plain_cpu,
+                     "refinement_verdict": ref.verdict, "refinement_states": ref.states,
+                     "refinement_wall_seconds": ref_wall, "refinement_tlc_cpu_seconds": ref_cpu,
+                     "cost": round(ref_cpu / plain_cpu, 1) if plain_cpu else None})
+        print(rows[-1], flush=True)
+    record.write("refinement_tlc", {
+        "what": "TLC on Coordinated.tla (its properties) and on CoordinatedRefinement.tla (the paper's spec "
+                "as a property under the mapping, its invariants), each default scenario of coordinated",
+        "rows": rows})
+
+
+if __name__ == "__main__":
+    main()
