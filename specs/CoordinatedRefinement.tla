@@ -1,6 +1,6 @@
 ------------------------ MODULE CoordinatedRefinement ------------------------
 (***************************************************************************)
-(* Coordinated.tla (Blocking = TRUE) refines CoordinatedPaper.tla: every   *)
+(* Coordinated.tla refines CoordinatedPaper.tla, blocking or not: every    *)
 (* step of the model is a step of the paper's spec, or leaves what the     *)
 (* paper's spec reads unchanged. TLC checks PaperSpec, the paper's spec    *)
 (* under the mapping below, as a temporal property of SpecH.               *)
@@ -40,14 +40,27 @@ ArrivedCounts(img) ==
     [q \in All |-> Len(img.ghost.delivered[q])
                    + Cardinality({i \in DOMAIN img.mailbox : img.mailbox[i].msg.src = q})]
 CountsOf(img) == [sent |-> SentCounts(img.ghost), arrived |-> ArrivedCounts(img)]
-Shown(p) ==      \* p's counts as the paper sees them
-    IF UpToDate(p) THEN CountsOf(Sys!Image(procs[p]))
-    ELSE CountsOf(Sys!ImageOf(procs[p], recovering))
 
-mCounts == [p \in All |-> Shown(p)]
 mWave == [p \in All |-> IF UpToDate(p) THEN procs[p].vol.wave ELSE 0]
 mLine == [p \in All |-> IF UpToDate(p) THEN procs[p].stab.line ELSE recovering]
-mSaved == [p \in All |-> [w \in kept[p] |-> CountsOf(Sys!ImageOf(procs[p], w))]]
+\* Chandy-Lamport: the messages recorded in transit towards p with its checkpoint of w,
+\* per source (while the wave is under way, in vol; then in stable storage)
+RecordedCounts(p, w) ==
+    LET ms == IF UpToDate(p) /\ procs[p].vol.wave = w THEN procs[p].vol.recorded
+              ELSE RecordedChannels(p, procs[p].stab, w)
+    IN [q \in All |-> Cardinality({i \in DOMAIN ms : ms[i].src = q})]
+SavedCounts(p, w) ==
+    LET c == CountsOf(Sys!ImageOf(procs[p], w)) IN
+    [sent |-> c.sent, arrived |-> c.arrived, recorded |-> RecordedCounts(p, w)]
+mSaved == [p \in All |-> [w \in kept[p] |-> SavedCounts(p, w)]]
+\* p's counts as the paper sees them: a process not yet told of the failure under way
+\* as it will be, its checkpoint of the line with the messages recorded in transit
+\* towards it delivered again
+Shown(p) ==
+    IF UpToDate(p) THEN CountsOf(Sys!Image(procs[p]))
+    ELSE LET c == SavedCounts(p, recovering) IN
+         [sent |-> c.sent, arrived |-> [q \in All |-> c.arrived[q] + c.recorded[q]]]
+mCounts == [p \in All |-> Shown(p)]
 
 Mapped == pCounts = mCounts /\ pWave = mWave /\ pLine = mLine /\ pSaved = mSaved
 
@@ -74,7 +87,8 @@ SpecH == InitH /\ [][NextH]_varsH
 \* the coordinator may start a wave after each of its rollbacks, none of which commits
 Paper == INSTANCE CoordinatedPaper
     WITH MaxWave <- MaxCheckpoints + 2 * N * MaxFailures + 1, sent <- [p \in All |-> pCounts[p].sent],
-         arrived <- [p \in All |-> [q \in All |-> pCounts[q].arrived[p]]], wave <- pWave, line <- pLine, saved <- pSaved, failures <- failures
+         arrived <- [p \in All |-> [q \in All |-> pCounts[q].arrived[p]]],
+         wave <- pWave, line <- pLine, saved <- pSaved, failures <- failures
 \* Paper!Spec, its stuttering steps tried first (most of the model's steps are
 \* none of the paper's, and TLC evaluates a disjunction left to right)
 PaperSpec == Paper!Init /\ [][UNCHANGED Paper!vars \/ Paper!Next]_Paper!vars

@@ -5,9 +5,9 @@ refinement mapping (Abadi and Lamport, "The existence of refinement mappings",
 1991), so that a misreading the Python protocol and its detailed spec share
 shows as a step the paper does not allow (issue 44, item 4).
 
-Only blocking coordinated checkpointing has a paper-level spec so far:
-``CoordinatedPaper.tla`` (Bouteiller et al. 2013 §2.1-2.2), with the mapping in
-``CoordinatedRefinement.tla``.
+Only coordinated checkpointing (blocking, and Chandy-Lamport's) has a
+paper-level spec so far: ``CoordinatedPaper.tla`` (Bouteiller et al. 2013
+§2.1-2.2), with the mapping in ``CoordinatedRefinement.tla``.
 """
 from __future__ import annotations
 
@@ -32,9 +32,13 @@ class Paper:
     invariants: tuple        # the paper's own properties, checked through the mapping
 
 
+_LINE = ("PaperTypeOK", "PaperNoOrphanAtLine", "PaperNoInTransitAtLine")
 PAPERS = {"coordinated": Paper("CoordinatedRefinement", "CoordinatedPaper",
-                               "Bouteiller et al. 2013, §2.1-2.2 \"Coordinated checkpoint\" (blocking, refs [7, 8])",
-                               ("PaperTypeOK", "PaperNoOrphanAtLine", "PaperNoInTransitAtLine"))}
+                               "Bouteiller et al. 2013, §2.1-2.2 \"Coordinated checkpoint\", blocking (refs [7, 8])",
+                               _LINE),
+          "chandy-lamport": Paper("CoordinatedRefinement", "CoordinatedPaper",
+                                  "Bouteiller et al. 2013, §2.1-2.2 \"Coordinated checkpoint\", Chandy-Lamport "
+                                  "(ref [6], in-transit messages recorded)", _LINE)}
 
 
 @dataclass
