@@ -713,9 +713,11 @@ CausalOK(r) ==
 CausalReplayOrderAction ==
     \A r \in All : (\E i \in DOMAIN procs[r].mailbox : Sys!AppRecv(r, i)) => CausalOK(r)
 
-\* Fig. 5-6: every restart ends
+\* Fig. 5-6: every restart ends. Judged where a run ends (every process finished, no
+\* recovery under way), as rrcheck's judge does: a run stuck in a restart is Termination's
+\* (a recovery unfinished), so each property has one meaning in both engines
 RestartTermination ==
-    Sys!Terminal => \A p \in All :
+    Sys!Ended => \A p \in All :
         procs[p].alive => /\ procs[p].vol.Status = RUN /\ procs[p].vol.rp = NoRP
                           /\ procs[p].vol.Redemarrage = {} /\ procs[p].vol.PasEnvoyes = <<>>
 
