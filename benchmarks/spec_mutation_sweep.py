@@ -4,7 +4,9 @@ condition forced TRUE, forced FALSE, and each conjunct or disjunct of it dropped
 TLC then checks the weakened spec on its protocols' default scenarios, smallest
 first, until one gives another verdict, property or count than specs/manifest.json
 (the weakening is *killed* there) or TLC fails on it (killed: `rrcheck tla` exits
-non-zero). One that no scenario tells apart *survives*: a scenario is missing, or
+non-zero); one that agrees on all of them is then held to the paper-level spec
+where its protocol has one (`rrcheck tla --refine`: killed if a step is none of
+the paper's). One that no scenario tells apart *survives*: a scenario is missing, or
 the weakened spec is equivalent on every reachable state; each survivor needs a
 reason in benchmarks/spec_mutation_reasons.json, or the sweep exits 1. A kill on
 a scenario of README's test command (a quick TLC agreement) is marked so.
@@ -32,9 +34,13 @@ import record  # noqa: E402  (benchmarks/record.py)
 from rrcheck.checker.model.scenarios import DEFAULTS  # noqa: E402
 from rrcheck.checker.tla import run_tla  # noqa: E402
 from rrcheck.checker.tla.model import SPECIFIED, SPECS, manifest  # noqa: E402
+from rrcheck.checker.tla.refinement import PAPERS, check_refinement  # noqa: E402
 
 REASONS = Path(__file__).resolve().parent / "spec_mutation_reasons.json"
 QUICK = 5_000        # tests/test_invariants_tla.py: a default this small is in README's test command
+# tests/test_tla_refinement.py: the refinement checks outside README's test command
+REFINE_SLOW = {"pingpong n=3/2nodes f=1 c=1 node"}
+REFINE_CATALOGUE = {"ring n=3/2nodes f=1 c=0 node", "pingpong n=3/1nodes f=0 c=3"}
 # a condition: IF ... THEN, over lines too
 _IF = re.compile(r"\bIF\s+(.+?)\s+THEN\b", re.S)
 
@@ -115,6 +121,13 @@ def judge(module: str, text: str, runs, timeout: float) -> dict:
             if how:
                 return {"killed": True, "protocol": protocol, "scenario": sc.label(), "how": how,
                         "in_test_command": row["distinct_states"] <= QUICK}
+        for protocol, sc, row in runs:  # the same graph: is every step still one of the paper's?
+            if protocol in PAPERS and sc.label() not in REFINE_SLOW:
+                r = check_refinement(protocol, sc, timeout=timeout, progress=False)
+                if r.verdict != "refines":
+                    return {"killed": True, "protocol": protocol, "scenario": sc.label(),
+                            "how": f"does not refine {PAPERS[protocol].paper}: {r.broken or r.verdict}",
+                            "in_test_command": sc.label() not in REFINE_CATALOGUE}
         return {"killed": False}
     finally:
         os.environ.pop("RRCHECK_SPECS", None)
