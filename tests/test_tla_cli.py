@@ -151,3 +151,22 @@ ROW = {"result": "pass", "property": None, "distinct_states": 10, "states_genera
 def test_tla_disagreements_name_what_differs(c, explorer, row, want):
     from rrcheck.cli.tla import disagreements
     assert disagreements(c, explorer, row) == want
+
+
+def test_tla_a_full_disk_for_the_model_is_one_line(monkeypatch, capsys):
+    """TLC's working copy of specs/ cannot be written: one line that names where
+    (not the spec it was copying), exit 2, and the work directory removed."""
+    import errno
+    import tempfile
+    from pathlib import Path
+
+    from rrcheck.checker.tla import run
+
+    def full(src, dst):
+        raise OSError(errno.ENOSPC, "No space left on device", str(src))
+    monkeypatch.setattr(run.shutil, "copy", full)
+    before = set(Path(tempfile.gettempdir()).glob("rrcheck-tlc-*"))
+    assert main(["tla", "coordinated", "--scenario", "1", "--no-progress"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "rrcheck-tlc-" in err and "not written (the disk is full)" in err
+    assert set(Path(tempfile.gettempdir()).glob("rrcheck-tlc-*")) == before

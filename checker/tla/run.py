@@ -30,6 +30,7 @@ from rrcheck.checker.traces import counterexample as T
 from rrcheck.checker.invariants import properties_for
 from rrcheck.clock import Budget
 from rrcheck.errors import UsageError
+from rrcheck.files import not_written
 from rrcheck.checker.model.scenarios import Scenario, make_system
 from rrcheck.checker.tla.follow import Parting, follow
 from rrcheck.checker.tla.model import model_files, spec_of, specs_dir
@@ -161,11 +162,14 @@ def run_model(specs: Path, mc: str, cfg: str, work: Path, workers: int = 1, time
     """TLC on ``mc``/``cfg`` over a copy of ``specs`` in ``work`` (its own
     metadir and java.io.tmpdir there): the finished process, whether it
     finished within ``timeout`` seconds, and its wall time."""
-    for f in specs.glob("*.tla"):
-        shutil.copy(f, work / f.name)
-    (work / "MC.tla").write_text(mc)
-    (work / "MC.cfg").write_text(cfg)
-    (work / "tmp").mkdir()
+    try:
+        for f in specs.glob("*.tla"):
+            shutil.copy(f, work / f.name)
+        (work / "MC.tla").write_text(mc)
+        (work / "MC.cfg").write_text(cfg)
+        (work / "tmp").mkdir()
+    except OSError as e:  # shutil names the source; the model is what could not be written
+        raise not_written(work, e, "; free space there (TMPDIR, or --keep DIR) and try again") from None
     cmd = [java(), f"-Xmx{heap_mb}m", "-XX:+UseParallelGC", f"-Djava.io.tmpdir={work / 'tmp'}",
            "-cp", str(jar()), "tlc2.TLC", "-tool", "-deadlock", "-cleanup",
            "-workers", str(workers), "-metadir", str(work / "meta"), "-config", "MC.cfg"]
