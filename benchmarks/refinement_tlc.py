@@ -1,14 +1,15 @@
-"""What the refinement check costs: on each default scenario of `coordinated`
-and `chandy-lamport`, TLC on Coordinated.tla with its properties, and TLC on the
-same model with the mapping to the paper's spec (CoordinatedRefinement.tla,
-`rrcheck tla --refine`), one after the other, with their verdicts and distinct
-states.
+"""What the refinement check costs: on each default scenario of a protocol with a
+paper-level spec (`coordinated`, `chandy-lamport`, `sbml`), TLC on its detailed
+spec with its properties, and TLC on the same model with the mapping to the
+paper's spec (`rrcheck tla --refine`), one after the other, with their verdicts
+and distinct states.
 
-    python benchmarks/refinement_tlc.py [--quick]
+    python benchmarks/refinement_tlc.py [--quick] [--protocol P ...]
 
 Times: wall clock, and TLC's CPU (the child's user+system time from
 ``getrusage``), because other jobs share the machine. --quick leaves out the
-643,931-state scenario. Writes benchmarks/results/refinement_tlc.json.
+643,931-state scenario. Writes benchmarks/results/refinement_tlc.json, or
+refinement_tlc_P.json for the protocols named.
 """
 from __future__ import annotations
 
@@ -25,7 +26,7 @@ import record  # noqa: E402  (benchmarks/record.py)
 
 from rrcheck.checker.model.scenarios import DEFAULTS  # noqa: E402
 from rrcheck.checker.tla import run_tla  # noqa: E402
-from rrcheck.checker.tla.refinement import check_refinement  # noqa: E402
+from rrcheck.checker.tla.refinement import PAPERS, check_refinement  # noqa: E402
 
 LARGE = "pingpong n=3/2nodes f=1 c=1 node"
 
@@ -42,9 +43,11 @@ def timed(f):
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--quick", action="store_true", help=f"leave out {LARGE}")
+    ap.add_argument("--protocol", action="append", choices=sorted(PAPERS), help="only these (repeatable)")
     args = ap.parse_args()
+    protocols = args.protocol or list(PAPERS)
     rows = []
-    for protocol, sc in [(p, sc) for p in ("coordinated", "chandy-lamport") for sc in DEFAULTS[p]]:
+    for protocol, sc in [(p, sc) for p in protocols for sc in DEFAULTS[p]]:
         if args.quick and (protocol, sc.label()) == ("coordinated", LARGE):
             continue
         plain, plain_wall, plain_cpu = timed(lambda: run_tla(protocol, sc, timeout=3600, progress=False))
@@ -55,10 +58,10 @@ def main() -> None:
                      "refinement_wall_seconds": ref_wall, "refinement_tlc_cpu_seconds": ref_cpu,
                      "cost": round(ref_cpu / plain_cpu, 1) if plain_cpu else None})
         print(rows[-1], flush=True)
-    record.write("refinement_tlc", {
-        "what": "TLC on Coordinated.tla (its properties) and on CoordinatedRefinement.tla (the paper's spec "
-                "as a property under the mapping, its invariants), each default scenario of coordinated and "
-                "chandy-lamport",
+    record.write("refinement_tlc" if not args.protocol else "refinement_tlc_" + "_".join(args.protocol), {
+        "what": "TLC on the detailed spec (its properties) and on its refinement module (the paper's spec "
+                "as a property under the mapping, its invariants), each default scenario of "
+                + ", ".join(protocols),
         "rows": rows})
 
 

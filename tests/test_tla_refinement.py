@@ -1,11 +1,13 @@
-"""The detailed spec refines the paper's (specs/CoordinatedPaper.tla, written from
+"""The detailed specs refine the papers' (specs/CoordinatedPaper.tla, written from
 Bouteiller et al. 2013 §2.1-2.2 alone, under the mapping of
-CoordinatedRefinement.tla), checked by TLC step by step on the default scenarios
-of coordinated and Chandy-Lamport; and the check has teeth on both sides: a
+CoordinatedRefinement.tla; specs/SBMLPaper.tla, from Meyer 2014 §4.1.1, under
+SBMLRefinement.tla), checked by TLC step by step on the default scenarios of
+coordinated, Chandy-Lamport and SBML; and the check has teeth on both sides: a
 detailed spec that takes a checkpoint before the network is silent, the first
-reading of a rollback, or Chandy-Lamport without its channel recording (mutants
-Python and the spec share) takes a step the paper's spec does not allow, and a
-paper spec without its silence rule lets a line keep a message in transit."""
+reading of a rollback, Chandy-Lamport without its channel recording, SBML sending
+before its RSN ACK or replaying out of RSN order (mutants Python and the spec
+share) takes a step the paper's spec does not allow, and a paper spec without its
+silence rule, pessimism rule or replay rule breaks its own property."""
 from __future__ import annotations
 
 import shutil
@@ -30,6 +32,16 @@ SCENARIOS = [pytest.param(p, sc, id=f"{p}-{sc.label()}",
                           marks=pytest.mark.slow if (p, sc.label()) in SLOW else
                           (pytest.mark.slow, pytest.mark.catalogue) if (p, sc.label()) in BIG else ())
              for p in ("coordinated", "chandy-lamport") for sc in DEFAULTS[p]]
+# SBML: ring f=1 c=1 (90,947 states with the history variables) and node_handoff2 take
+# TLC 30-40 s each with the mapping; the rest, under 15 s
+SBML_BIG = {"ring n=2/2nodes f=1 c=1", "node_handoff2 n=3/2nodes f=1 c=1@sites node"}
+SBML_SCENARIOS = [pytest.param(sc, id=sc.label(),
+                               marks=(pytest.mark.slow, pytest.mark.catalogue) if sc.label() in SBML_BIG else ())
+                  for sc in DEFAULTS["sbml"]]
+# SBMLPaper.tla's pessimism (no send while a reception waits for its RSN ACK) and replay rules
+PESSIMISM_RULE = "    /\\ p # q /\\ Logged(p)\n"
+REPLAY_RULE = ("        /\\ IF named # {} THEN <<s, m[3]>> \\in named\n"
+               "           ELSE <<s, m[3]>> \\notin NamedAfter(r, rsn)\n")
 # Coordinated.tla's blocking checkpoint rule: a marker came in on every channel
 MARKER_RULE = "IF vol.taken \\/ Cardinality(vol.markers) < N - 1 THEN"
 # CoordinatedPaper.tla's: every other process has joined, and all it sent to p arrived
@@ -110,6 +122,73 @@ def test_tla_chandy_lamport_without_channel_recording_is_no_step_of_the_paper():
     c = check_refinement("chandy-lamport", MUTANT_SCENARIOS[name], name, progress=False)
     assert c.verdict == "fails" and c.broken == "PaperSpec", c.as_dict()
     assert len(c.events) == c.steps and c.events[-1][0] == "deliver"
+
+
+@pytest.mark.parametrize("sc", SBML_SCENARIOS)
+def test_tla_sbml_refines_the_thesis_spec(sc, tmp_path):
+    """Every default of SBML, the node crashes beyond the thesis's fault model
+    included, refines the thesis's SBML. On the whole of the model's graph: the
+    history variables never prune a state, though they split some (ckLog[p] is the
+    Message Log at p's checkpoint, which the model does not keep: two paths to one
+    model state may have checkpointed different logs), so TLC counts at least the
+    manifest's states. Not vacuously: the explorer's graph of the scenario (the same
+    model) crashes, restarts, replays logged receptions and, with checkpoints, rolls
+    back to one."""
+    from rrcheck.checker.explicit.check import run_check
+    c = check_refinement("sbml", sc, progress=False)
+    assert c.verdict == "refines", c.as_dict()
+    row = manifest()[("sbml", None, sc.label())]
+    assert c.states >= row["distinct_states"] and c.generated >= row["states_generated"]
+    w = run_check("sbml", sc, None, None, tmp_path, reduce=False).result.witnesses
+    assert sc.checkpoints == 0 or w.get("checkpoints", 0) > 0, w
+    if sc.failures:
+        assert w.get("rollbacks", 0) > 0 and w.get("replays", 0) > 0, w
+        assert sc.checkpoints == 0 or w.get("rollbacks_to_a_checkpoint", 0) > 0, w
+
+
+@pytest.mark.parametrize("name,last", [
+    ("sbml/send-before-rsn-ack", "step"),          # the send, its reception's RSN unacknowledged
+    ("sbml/replay-out-of-rsn-order", "recv"),      # a replayed reception the log does not name
+    ("sbml/no-event-logging", "recv"),             # a reception acknowledged with no RSN sent
+    ("sbml/no-duplicate-suppression", "recv"),     # a duplicate delivered again
+])
+def test_tla_sbml_misreadings_are_no_steps_of_the_thesis(name, last):
+    """Each of SBML's safety mutants, shared by the Python model and the spec, takes a
+    step the thesis's SBML does not allow, at the event it is about; the Python model
+    follows TLC's whole trace."""
+    from rrcheck.checker.model.scenarios import MUTANT_SCENARIOS
+    c = check_refinement("sbml", MUTANT_SCENARIOS[name], name, progress=False)
+    assert c.verdict == "fails" and c.broken == "PaperSpec", c.as_dict()
+    assert len(c.events) == c.steps and c.events[-1][0] == last, c.events
+
+
+@pytest.mark.slow
+@pytest.mark.catalogue
+def test_tla_sbml_node_crash_breaks_the_thesis_specs_own_no_orphan():
+    """docs/findings.md §1 in the thesis's own terms: with SBML's node-crash
+    assumption dropped (sbml/node-crash-takes-sender-and-receiver, no knob changed),
+    every step of the model is one of the thesis's SBML, and the thesis's SBML itself
+    makes an orphan: a node crash takes the sender that held an RSN with its receiver,
+    whose replay then sends another message than the one a survivor holds. About 2
+    minutes of TLC (156,260 states)."""
+    from rrcheck.checker.model.scenarios import MUTANT_SCENARIOS
+    name = "sbml/node-crash-takes-sender-and-receiver"
+    c = check_refinement("sbml", MUTANT_SCENARIOS[name], name, progress=False)
+    assert c.verdict == "fails" and c.broken == "PaperNoOrphan", c.as_dict()
+    assert len(c.events) == c.steps and c.events[-1][0] == "step" and "crash_node" in [e[0] for e in c.events]
+
+
+@pytest.mark.parametrize("rule,name", [(PESSIMISM_RULE, "sbml/send-before-rsn-ack"),
+                                       (REPLAY_RULE, "sbml/replay-out-of-rsn-order")], ids=["pessimism", "replay"])
+def test_tla_the_thesis_spec_without_its_rule_makes_an_orphan(rule, name, tmp_path, monkeypatch):
+    """The thesis spec's NoOrphan is not vacuous: with its pessimism rule (or its
+    replay rule) dropped, the mutant that breaks that rule refines it, and the
+    orphan it makes breaks the thesis spec's own NoOrphan."""
+    from rrcheck.checker.model.scenarios import MUTANT_SCENARIOS
+    new = "    /\\ p # q\n" if rule == PESSIMISM_RULE else ""
+    monkeypatch.setenv("RRCHECK_SPECS", str(_edited(tmp_path, "SBMLPaper", rule, new)))
+    c = check_refinement("sbml", MUTANT_SCENARIOS[name], name, progress=False)
+    assert c.verdict == "fails" and c.broken == "PaperNoOrphan", c.as_dict()
 
 
 @pytest.mark.parametrize("argv,needle", [

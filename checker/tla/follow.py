@@ -10,7 +10,7 @@ changes, then leaves the fewest differences).
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 from rrcheck.checker.tla.values import Fn, Rec, py_view, tla_view
 
