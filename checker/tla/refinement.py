@@ -7,8 +7,10 @@ shows as a step the paper does not allow (issue 44, item 4).
 
 Paper-level specs: coordinated checkpointing, blocking and Chandy-Lamport's
 (``CoordinatedPaper.tla``, Bouteiller et al. 2013 §2.1-2.2, mapped by
-``CoordinatedRefinement.tla``), and SBML (``SBMLPaper.tla``, Meyer 2014
-§4.1.1, mapped by ``SBMLRefinement.tla``).
+``CoordinatedRefinement.tla``); SBML (``SBMLPaper.tla``, Meyer 2014 §4.1.1,
+mapped by ``SBMLRefinement.tla``); correlated sets (``CorrelatedSetPaper.tla``,
+Bouteiller et al. 2013 §2.2, §3.2, §3.3.3, mapped by
+``CorrelatedSetRefinement.tla``).
 """
 from __future__ import annotations
 
@@ -43,7 +45,11 @@ PAPERS = {"coordinated": Paper("CoordinatedRefinement", "CoordinatedPaper",
                                   "(ref [6], in-transit messages recorded)", _LINE),
           "sbml": Paper("SBMLRefinement", "SBMLPaper",
                         "Meyer 2014, §4.1.1 \"Sender-Based Message Logging\" and Fig. 4.1 (pessimistic SBML, "
-                        "after Johnson and Zwaenepoel, its ref. [48])", ("PaperTypeOK", "PaperNoOrphan"), fifo=False)}
+                        "after Johnson and Zwaenepoel, its ref. [48])", ("PaperTypeOK", "PaperNoOrphan"), fifo=False),
+          "correlated-set": Paper("CorrelatedSetRefinement", "CorrelatedSetPaper",
+                                  "Bouteiller et al. 2013, §2.2 \"Message logging\", §3.2 and §3.3.3 (correlated sets: "
+                                  "coordinated checkpoints inside a set, message logging between sets)",
+                                  ("PaperTypeOK", "PaperNoOrphan", "PaperTheorem1"), fifo=False)}
 
 
 @dataclass

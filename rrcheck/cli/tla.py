@@ -72,7 +72,8 @@ def add_parser(sub) -> None:
     s.add_argument("--property", action="append", dest="properties", help="check only these (repeatable)")
     s.add_argument("--refine", action="store_true",
                    help="check instead that the spec refines the paper-level spec written from the paper alone "
-                        "(specs/CoordinatedPaper.tla: coordinated and chandy-lamport; specs/SBMLPaper.tla: sbml), "
+                        "(specs/CoordinatedPaper.tla: coordinated and chandy-lamport; specs/SBMLPaper.tla: sbml; "
+                        "specs/CorrelatedSetPaper.tla: correlated-set), "
                         "step by step, under its mapping")
     s.add_argument("--workers", type=workers_type, default=1, metavar="N", help="TLC worker threads (default 1)")
     s.add_argument("--timeout", type=positive_float("--timeout"), default=1800.0, metavar="SECONDS",
