@@ -211,15 +211,15 @@ def test_tla_the_thesis_spec_without_its_rule_makes_an_orphan(rule, name, tmp_pa
 def test_tla_correlated_set_refines_the_papers_spec(sc, tmp_path):
     """Every default of correlated-set refines the paper's correlated sets (Bouteiller
     et al. 2013 §2.2, §3.2, §3.3.3), with the paper's NoOrphan and Theorem 1 on every
-    mapped state, on the whole of the model's graph (the history variables may split
-    a state, never prune one). Not vacuously: the explorer's graph of the scenario
-    crashes, rolls a set back, replays logged receptions and, with checkpoints, rolls
-    back to one."""
+    mapped state, on exactly the model's graph (the history variables record and
+    never prune nor split a state: the manifest's counts). Not vacuously: the
+    explorer's graph of the scenario crashes, rolls a set back, replays logged
+    receptions and, with checkpoints, rolls back to one."""
     from rrcheck.checker.explicit.check import run_check
     c = check_refinement("correlated-set", sc, timeout=1800, progress=False)
     assert c.verdict == "refines", c.as_dict()
     row = manifest()[("correlated-set", None, sc.label())]
-    assert c.states >= row["distinct_states"] and c.generated >= row["states_generated"]
+    assert (c.states, c.generated) == (row["distinct_states"], row["states_generated"])
     if ("correlated-set", sc.label()) in SLOW_REFINE:
         return  # the explorer's witnesses of these are check --all's and the catalogue's
     w = run_check("correlated-set", sc, None, None, tmp_path, reduce=False).result.witnesses
@@ -233,6 +233,8 @@ def test_tla_correlated_set_refines_the_papers_spec(sc, tmp_path):
     ("correlated-set/line-before-the-set-checkpoints", "deliver"),  # a line before every member saved
     ("correlated-set/global-rollback", "deliver"),               # a process of another set rolls back
     ("correlated-set/stale-rollback-is-a-failure", "deliver"),   # a rollback no failure asks for
+    # Theorem 2: a send after an internal reception the event log does not hold (fig2, about 3 minutes)
+    pytest.param("correlated-set/no-internal-event-logging", "step", marks=pytest.mark.slow),
 ])
 def test_tla_correlated_set_misreadings_are_no_steps_of_the_paper(name, last):
     """Each of correlated-set's safety mutants, shared by the Python model and the
