@@ -12,8 +12,13 @@ reason in benchmarks/spec_mutation_reasons.json, or the sweep exits 1. A kill on
 a scenario of README's test command (a quick TLC agreement) is marked so.
 
     python benchmarks/spec_mutation_sweep.py [--module Coordinated] [--timeout S] [--max-states N]
+    python benchmarks/spec_mutation_sweep.py --module M --only TEXT
+    python benchmarks/spec_mutation_sweep.py --module M --reasons-only
 
-Writes benchmarks/results/spec_mutation_sweep.json.
+Writes benchmarks/results/spec_mutation_sweep_M.json; with --only, the weakenings
+named TEXT are judged again and their rows replaced in it. --reasons-only runs no TLC:
+it holds the survivors of that file to the reasons file as it is now (a reason
+written after the run), and rewrites the file's reasons and unexplained list.
 """
 from __future__ import annotations
 
@@ -24,6 +29,7 @@ import re
 import shutil
 import sys
 import tempfile
+import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -35,6 +41,7 @@ from rrcheck.checker.model.scenarios import DEFAULTS  # noqa: E402
 from rrcheck.checker.tla import run_tla  # noqa: E402
 from rrcheck.checker.tla.model import SPECIFIED, SPECS, manifest  # noqa: E402
 from rrcheck.checker.tla.refinement import PAPERS, check_refinement  # noqa: E402
+from rrcheck.checker.traces.counterexample import write_atomic  # noqa: E402
 
 REASONS = Path(__file__).resolve().parent / "spec_mutation_reasons.json"
 QUICK = 5_000        # tests/test_invariants_tla.py: a default this small is in README's test command
@@ -111,6 +118,8 @@ def judge(module: str, text: str, runs, timeout: float) -> dict:
         os.environ["RRCHECK_SPECS"] = str(specs)
         for protocol, sc, row in runs:
             c = run_tla(protocol, sc, timeout=timeout, progress=False)
+            if c.verdict == "error":  # once more: a loaded machine can fail TLC for want of memory
+                c = run_tla(protocol, sc, timeout=timeout, progress=False)
             how = None
             if c.verdict in ("error", "incomplete"):
                 how = f"TLC {c.verdict}: {c.message.splitlines()[0][:160] if c.message else ''}"
@@ -125,14 +134,35 @@ def judge(module: str, text: str, runs, timeout: float) -> dict:
         for protocol, sc, row in runs:  # the same graph: is every step still one of the paper's?
             if protocol in PAPERS and (protocol, sc.label()) not in REFINE_SLOW:
                 r = check_refinement(protocol, sc, timeout=timeout, progress=False)
+                if r.verdict == "error":
+                    r = check_refinement(protocol, sc, timeout=timeout, progress=False)
                 if r.verdict != "refines":
                     return {"killed": True, "protocol": protocol, "scenario": sc.label(),
-                            "how": f"does not refine {PAPERS[protocol].paper}: {r.broken or r.verdict}",
+                            "how": f"does not refine {PAPERS[protocol].paper}: {r.broken or r.verdict}"
+                                   + (f" ({r.message.splitlines()[0][:160]})" if r.verdict == "error" and r.message
+                                      else ""),
                             "in_test_command": (protocol, sc.label()) not in REFINE_CATALOGUE}
         return {"killed": False}
     finally:
         os.environ.pop("RRCHECK_SPECS", None)
         shutil.rmtree(specs, ignore_errors=True)
+
+
+def explain(module: str) -> int:
+    path = record.RESULTS / f"spec_mutation_sweep_{module}.json"
+    if not path.is_file():
+        print(f"no {path.name}: run the sweep on {module} first", file=sys.stderr)
+        return 2
+    doc = json.loads(path.read_text())
+    reasons = json.loads(REASONS.read_text()) if REASONS.exists() else {}
+    for row in doc["rows"]:
+        if not row["killed"]:
+            row["reason"] = reasons.get(row["mutant"])
+    doc["unexplained"] = [r["mutant"] for r in doc["rows"] if not r["killed"] and not r.get("reason")]
+    doc["reasons_checked"] = time.strftime("%Y-%m-%d %H:%M:%S")
+    write_atomic(path, json.dumps(doc, indent=1) + "\n")
+    print(f"{len(doc['unexplained'])} survivors without a reason in {REASONS.name}; rewritten {path}")
+    return 1 if doc["unexplained"] else 0
 
 
 def main() -> int:
@@ -141,8 +171,14 @@ def main() -> int:
     ap.add_argument("--timeout", type=float, default=600.0, help="seconds of TLC per scenario (default 600)")
     ap.add_argument("--max-states", type=int, default=100_000,
                     help="leave out the defaults with more states than this (default 100,000)")
+    ap.add_argument("--only", metavar="TEXT",
+                    help="judge only the weakenings whose name contains TEXT, and merge them into the results file")
+    ap.add_argument("--reasons-only", action="store_true",
+                    help="no TLC: hold the recorded survivors to the reasons file as it is now")
     args = ap.parse_args()
     module = args.module
+    if args.reasons_only:
+        return explain(module)
     text = (SPECS / f"{module}.tla").read_text()
     knobs = {k for s in SPECIFIED.values() if s.module == module
              for k in [*s.constants, *[v if isinstance(v, str) else v[0] for v in s.knobs.values()]]}
@@ -150,14 +186,24 @@ def main() -> int:
     reasons = json.loads(REASONS.read_text()) if REASONS.exists() else {}
     rows = []
     for at, n, cond, new, what in weakenings(text, knobs):
-        r = judge(module, text[:at] + new + text[at + len(cond):], runs, args.timeout)
         key = f"{module}:{n}: {what}"
+        if args.only and args.only not in key:
+            continue
+        r = judge(module, text[:at] + new + text[at + len(cond):], runs, args.timeout)
         row = {"mutant": key, "line": n, "condition": " ".join(cond.split()), "weakened": " ".join(new.split()), **r}
         if not r["killed"]:
             row["reason"] = reasons.get(key)
         rows.append(row)
         print(("KILLED   " if r["killed"] else "SURVIVES ") + key + (f"  [{r['scenario']}: {r['how']}]"
                                                                    if r["killed"] else ""), flush=True)
+    path = record.RESULTS / f"spec_mutation_sweep_{module}.json"
+    earlier = {}
+    if args.only and path.is_file():  # the rows judged again replace theirs, in place
+        old = json.loads(path.read_text())
+        earlier = {"judged_again": sorted(r["mutant"] for r in rows),
+                   "whole_run": old.get("whole_run") or {k: old[k] for k in ("command", "date", "machine")}}
+        again = {r["mutant"]: r for r in rows}
+        rows = [again.pop(r["mutant"], r) for r in old["rows"]] + list(again.values())
     survivors = [r for r in rows if not r["killed"]]
     unexplained = [r["mutant"] for r in survivors if not r.get("reason")]
     record.write(f"spec_mutation_sweep_{module}", {
@@ -167,7 +213,7 @@ def main() -> int:
         "module": module, "scenarios": [f"{p} {sc.label()}" for p, sc, _ in runs],
         "tried": len(rows), "killed": len(rows) - len(survivors),
         "killed_in_test_command": sum(1 for r in rows if r["killed"] and r["in_test_command"]),
-        "survivors": len(survivors), "unexplained": unexplained, "rows": rows})
+        "survivors": len(survivors), "unexplained": unexplained, **earlier, "rows": rows})
     if unexplained:
         print(f"{len(unexplained)} survivors without a reason in {REASONS.name}", file=sys.stderr)
         return 1
