@@ -266,3 +266,14 @@ def test_tla_refine_usage_errors_are_one_line(argv, needle, capsys):
     assert main(argv) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and needle in err
+
+
+def test_tla_a_spec_sany_rejects_is_said_in_one_line(tmp_path, monkeypatch, capsys):
+    """A paper-level spec that does not parse (here without the TLC module that gives
+    it :>): the error names SANY's first complaint and where, not an empty message."""
+    monkeypatch.setenv("RRCHECK_SPECS", str(_edited(tmp_path, "CorrelatedSetPaper",
+                                                     "EXTENDS Naturals, Integers, Sequences, FiniteSets, TLC\n",
+                                                     "EXTENDS Naturals, Integers, Sequences, FiniteSets\n")))
+    c = check_refinement("correlated-set", DEFAULTS["correlated-set"][4], progress=False)
+    assert c.verdict == "error" and "Could not find declaration or definition of symbol ':>'" in c.message, c.message
+    assert "module CorrelatedSetPaper" in c.message

@@ -22,7 +22,7 @@ from pathlib import Path
 from rrcheck.checker.model.scenarios import Scenario, make_system
 from rrcheck.checker.tla.follow import follow
 from rrcheck.checker.tla.model import model_files, spec_of, specs_dir
-from rrcheck.checker.tla.run import _MSG, _counts, _explored, java, jar, run_model
+from rrcheck.checker.tla.run import _MSG, _counts, _explored, java, jar, run_model, tlc_error
 from rrcheck.checker.tla.values import parse_state
 from rrcheck.errors import UsageError
 
@@ -122,9 +122,8 @@ def check_refinement(protocol: str, scenario: Scenario, mutant: str | None = Non
         msgs = [(int(code), body) for code, body in _MSG.findall(proc.stdout)]
         said = [body.strip() for code, body in msgs if code in (2110, 2107, 2112, 2116)]
         if proc.returncode not in (12, 13):
-            errors = [body.strip() for code, body in msgs if code >= 1000 and "rror" in body[:60]]
             c.verdict = "error"
-            c.message = (errors or said or [proc.stderr.strip()[-500:]])[0][:500]
+            c.message = tlc_error(proc, msgs) or (said[0][:500] if said else "")
             return c
         c.verdict = "fails"
         c.message = said[0] if said else ""

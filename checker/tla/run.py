@@ -244,6 +244,19 @@ def _explored(stdout: str) -> tuple[int, int, int]:
     return states, generated, int(levels[-1]) - 1 if levels else 0
 
 
+def tlc_error(proc, msgs) -> str:
+    """What TLC or SANY said of an error: its numbered error message, else SANY's first
+    parse error (printed outside them), else the end of stderr."""
+    errors = [body.strip() for code, body in msgs if code in (1000, 2103, 2147, 2113, 2215, 1103) or
+              "rror" in body[:40]]
+    if errors and errors[0]:
+        return errors[0][:500]
+    sany = re.search(r"\*\*\* Errors: \d+\s+(.+?)\n\s*\n\s*(.+?)\n", proc.stdout)
+    if sany:
+        return f"{sany.group(2).strip()} ({sany.group(1).strip()})"[:500]
+    return proc.stderr.strip()[-500:]
+
+
 def _result(protocol, mutant, scenario, system, workload, props, proc, seconds, out) -> TlaCheck:
     msgs = [(int(c), body) for c, body in _MSG.findall(proc.stdout)]
     states, generated, depth = _counts(proc.stdout)
@@ -252,11 +265,8 @@ def _result(protocol, mutant, scenario, system, workload, props, proc, seconds, 
     if rc == 0:
         return c
     if rc not in VIOLATIONS:
-        errors = [body.strip() for code, body in msgs if code in (1000, 2103, 2147, 2113, 2215, 1103) or
-                  "rror" in body[:40]]
         c.verdict = "error"
-        c.message = f"TLC exit {rc} ({EXIT.get(rc, 'unknown')}): " + (errors[0][:500] if errors else
-                                                                     proc.stderr.strip()[-500:])
+        c.message = f"TLC exit {rc} ({EXIT.get(rc, 'unknown')}): " + tlc_error(proc, msgs)
         return c
     c.verdict = "violation"
     c.property = next((_property(body) for code, body in msgs if code in (2110, 2107, 2112)), None)
