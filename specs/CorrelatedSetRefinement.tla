@@ -41,19 +41,15 @@ Images(p) == {procs[p].images[i][1] : i \in DOMAIN procs[p].images}
 
 -----------------------------------------------------------------------------
 (* The mapping                                                              *)
-AsMessage(m) == <<m.src, m.dst, m.gid[3] + 1, m.payload>>
-ValueOf(g, src, k) == LET d == g.delivered[src] IN d[CHOOSE i \in DOMAIN d : d[i][1] = k][2]
-Receptions(g) == [i \in DOMAIN g.order |->
-                    <<g.order[i][1], g.order[i][2] + 1, ValueOf(g, g.order[i][1], g.order[i][2])>>]
-Mails(mb) == {AsMessage(mb[i].msg) : i \in DOMAIN mb}
+Mails(mb) == {Sys!AsMessage(mb[i].msg) : i \in DOMAIN mb}
 \* what p's state is as the paper sees it: its own, or while it is down its image of the line its set recovers
 Shown(p) == IF procs[p].alive THEN Sys!Image(procs[p])
             ELSE Sys!ImageOf(procs[p], procs[p].stab.line)
 
-mRcvd == [p \in All |-> Receptions(Shown(p).ghost)]
+mRcvd == [p \in All |-> Sys!Receptions(Shown(p).ghost)]
 mQueue == [p \in All |-> Mails(Shown(p).mailbox)]
 mSent == [p \in All |-> Shown(p).ghost.sent]
-mNet == {AsMessage(pk.msg[1]) :
+mNet == {Sys!AsMessage(pk.msg[1]) :
            pk \in UNION {{wire[c][i] : i \in {j \in DOMAIN wire[c] : wire[c][j].kind = "app"}} : c \in All \X All}}
 mElog == [p \in All |-> {<<e[1], e[2], e[3]>> : e \in {procs[p].stab.events[i] : i \in DOMAIN procs[p].stab.events}}]
 mWave == [p \in All |-> IF procs[p].alive THEN procs[p].vol.wave ELSE 0]

@@ -396,6 +396,16 @@ FailureFreeFinals ==
                       \A p \in Procs : x.pc[p] >= Len(Prog[p])}}
 
 -----------------------------------------------------------------------------
+(* What the paper-level specs see of a history (SBMLRefinement.tla,          *)
+(* CorrelatedSetRefinement.tla): a message as <<sender, receiver, SSN,      *)
+(* value>>, and a ghost history's receptions in order as <<sender, SSN,     *)
+(* value>> (the SSN counts from 1, rrcheck's message ids from 0).           *)
+AsMessage(m) == <<m.src, m.dst, m.gid[3] + 1, m.payload>>
+ValueOf(g, src, k) == LET d == g.delivered[src] IN d[CHOOSE i \in DOMAIN d : d[i][1] = k][2]
+Receptions(g) == [i \in DOMAIN g.order |->
+                    <<g.order[i][1], g.order[i][2] + 1, ValueOf(g, g.order[i][1], g.order[i][2])>>]
+
+-----------------------------------------------------------------------------
 (* The properties, under the names rrcheck's invariants use.               *)
 (* "Quiescent": no recovery under way (every process up, none recovering,  *)
 (* no recovery packet on the wire). "Terminal": nothing is enabled but a   *)

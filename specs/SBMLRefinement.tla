@@ -34,20 +34,16 @@ varsH == <<procs, wire, failures, failed, ckLog, restored,
 (* The mapping                                                              *)
 CkGhost(p) == Sys!ImageOf(procs[p], procs[p].stab.line).ghost
 Ghost(p) == IF procs[p].alive THEN procs[p].ghost ELSE CkGhost(p)
-ValueOf(g, src, k) == LET d == g.delivered[src] IN d[CHOOSE i \in DOMAIN d : d[i][1] = k][2]
-Receptions(g) == [i \in DOMAIN g.order |->
-                    <<g.order[i][1], g.order[i][2] + 1, ValueOf(g, g.order[i][1], g.order[i][2])>>]
-AsMessage(m) == <<m.src, m.dst, m.gid[3] + 1, m.payload>>
 PacketsOf(kinds) == UNION {{wire[c][i] : i \in {j \in DOMAIN wire[c] : wire[c][j].kind \in kinds}} : c \in All \X All}
-Queued(p) == IF procs[p].alive THEN {AsMessage(procs[p].mailbox[i].msg) : i \in DOMAIN procs[p].mailbox} ELSE {}
+Queued(p) == IF procs[p].alive THEN {Sys!AsMessage(procs[p].mailbox[i].msg) : i \in DOMAIN procs[p].mailbox} ELSE {}
 \* the RSNs s holds for its messages
 Lg(s) == IF procs[s].alive
          THEN UNION {{<<r, e[3], e[1]>> : e \in {x \in SeqSet(At(procs[s].vol.lg, r)) : x[2] = s}} : r \in All}
          ELSE {}
 
-mRcvd == [p \in All |-> Receptions(Ghost(p))]
+mRcvd == [p \in All |-> Sys!Receptions(Ghost(p))]
 mSent == [p \in All |-> Ghost(p).sent]
-mNet == {AsMessage(pk.msg[1]) : pk \in {x \in PacketsOf({"app", "rlog"}) : x.msg # <<>>}}
+mNet == {Sys!AsMessage(pk.msg[1]) : pk \in {x \in PacketsOf({"app", "rlog"}) : x.msg # <<>>}}
         \cup UNION {Queued(p) : p \in All}
 mRsnOut == {<<pk.dst, pk.src, pk.hdr[3], pk.hdr[1]>> : pk \in PacketsOf({"log"})}
 mAckOut == {<<pk.dst, pk.src, pk.hdr[1]>> : pk \in PacketsOf({"logged"})}
