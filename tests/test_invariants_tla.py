@@ -7,9 +7,9 @@ equal distinct states, and TLC's states generated = rrcheck's transitions + 1
 (TLC counts the initial state as generated). Both engines are also held to
 the model's row of specs/manifest.json, the table README and specs/README.md
 print. A violation stops each engine at a point that depends on its search
-order, so for a mutant the whole state graph is compared with the invariants
-off. Every TLC counterexample replays on the Python model with the same
-property.
+order, so a mutant's whole state graph is compared where each property is
+checked alone (test_tla_each_property_alone.py). Every TLC counterexample
+replays on the Python model with the same property.
 
 Models above QUICK states form the marker `catalogue` (the whole catalogue's
 agreement, about 16 minutes on 2 cores: `pytest -m catalogue`, which CI runs after
@@ -26,13 +26,12 @@ exercises).
 from __future__ import annotations
 
 import json
-from collections import deque
 from pathlib import Path
 
 import pytest
 
 from rrcheck.checker.explicit.check import run_check
-from rrcheck.checker.model.scenarios import DEFAULTS, MUTANT_SCENARIOS, SLOW, Scenario, make_system
+from rrcheck.checker.model.scenarios import DEFAULTS, MUTANT_SCENARIOS, SLOW, Scenario
 from rrcheck.checker.tla import SPECIFIED, run_tla
 from rrcheck.checker.tla.run import TlcMissing, java, jar
 from rrcheck.checker.traces import counterexample as T
@@ -80,36 +79,11 @@ DEFAULT = [sized(p, sc, None, p, sc) for p in SPECIFIED for sc in DEFAULTS[p]]
 # model-level mutants change the Python model's rules, which the specs' system model states on its own
 MUTANT = [sized(m.protocol, MUTANT_SCENARIOS[name], name, name) for name, m in MUTANTS.items()
           if m.protocol in SPECIFIED and not m.model]
-# A property that does not catch its mutant alone is checked over the mutant's whole graph, which
-# the manifest's row (the search up to the violation) does not size: these pass on 187,687
-# states, about 100 s of TLC each (measured 2026-11-29), and run with the slow sweeps beside
-# the whole graphs' agreement (test_invariants_tla_mutant_graphs_agree).
-WHOLE_GRAPH_ALONE = {("hmpl/tb-before-log", p) for p in ("FailureFreeEquivalence", "NoOrphan", "NoDuplicateDelivery")}
-PROPERTY_ALONE = [sized(m.protocol, MUTANT_SCENARIOS[name], name, name, prop, suffix=f"-{prop}", big=pytest.mark.slow)
-                  if (name, prop) not in WHOLE_GRAPH_ALONE else
-                  pytest.param(name, prop, marks=pytest.mark.slow, id=f"{name}-{prop}")
-                  for name, m in MUTANTS.items() if m.protocol in SPECIFIED and not m.model for prop in m.catches]
 # beyond the defaults: other workloads, sizes and bounds
 MORE = [("coordinated", Scenario("exchange", 3, 3, crash_kinds=("process",), checkpoints=0)),
         ("chandy-lamport", Scenario("ring", 3, 2, checkpoints=0)),
         ("coordinated", Scenario("ring", 2, 2, failures=2, crash_kinds=("process",))),
         ("chandy-lamport", Scenario("pingpong", 2, 1, failures=0))]
-
-
-def graph(protocol, scenario, mutant=None) -> tuple[int, int]:
-    """States and transitions of the Python model's whole state graph."""
-    system, _ = make_system(protocol, scenario, mutant)
-    init = system.initial()
-    seen, todo, transitions = {init}, deque([init]), 0
-    while todo:
-        s = todo.popleft()
-        for a in system.actions(s):
-            s2, _ = system.step(s, a)
-            transitions += 1
-            if s2 not in seen:
-                seen.add(s2)
-                todo.append(s2)
-    return len(seen), transitions
 
 
 # The correct protocol on the scenario of each mutant that drops a rule (its knobs), where
@@ -201,36 +175,6 @@ def test_invariants_tla_mutants_caught_alike(name, tmp_path):
     assert tlc.reproduced
     rep = T.replay(T.load(tlc.counterexample))
     assert rep.violation.property == tlc.property
-
-
-# whole graphs of the mutants, invariants off (one small enough for the quick run); a storm's
-# graph is infinite, so only its violation is compared
-GRAPHS = [pytest.param(name, marks=() if name == "chandy-lamport/no-channel-recording" else pytest.mark.slow, id=name)
-          for name, m in MUTANTS.items() if m.protocol in SPECIFIED and not m.model and "unbounded" not in m.extra]
-
-
-@pytest.mark.parametrize("name", GRAPHS)
-def test_invariants_tla_mutant_graphs_agree(name):
-    m = MUTANTS[name]
-    scenario = MUTANT_SCENARIOS[name]
-    whole = run_tla(m.protocol, scenario, name, properties=(), timeout=3600)
-    states, transitions = graph(m.protocol, scenario, name)
-    assert whole.verdict == "pass"
-    assert (whole.states, whole.generated) == (states, transitions + 1)
-
-
-@pytest.mark.parametrize("name,prop", PROPERTY_ALONE)
-def test_invariants_tla_each_property_alone(name, prop):
-    """Each property a mutant is meant to break, checked alone: the two engines
-    give the same verdict (so each TLA+ property is shown to catch, or to
-    agree that it does not)."""
-    m = MUTANTS[name]
-    scenario = MUTANT_SCENARIOS[name]
-    py = run_check(m.protocol, scenario, name, properties=(prop,), reduce=False).result
-    tlc = run_tla(m.protocol, scenario, name, properties=(prop,))
-    assert tlc.verdict == py.verdict
-    if py.violation:
-        assert tlc.property == prop
 
 
 # RestartTermination has one meaning in both engines: judged where a run ends (every process

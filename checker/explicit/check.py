@@ -4,7 +4,7 @@ and the main job's plan. Shared by the CLI, the API and the tests."""
 from __future__ import annotations
 
 import os
-
+from collections import Counter
 from pathlib import Path
 
 from rrcheck.checker.explicit.explore import explore
@@ -58,6 +58,46 @@ def run_check(protocol: str, scenario: Scenario, mutant: str | None = None, prop
     path = save_counterexample(out, protocol, mutant, scenario, system, workload, props, result)
     return Check(protocol, mutant, scenario, result, path,
                  sets_of_one=len(set(system.ctx.group_of)) == system.n)
+
+
+class EachAlone:
+    """One :class:`Judge` per property, consulted side by side over one search
+    that never stops (issue 44: every property checked alone). The search's
+    order does not depend on its judge, so each property meets the violation it
+    would meet checked alone; ``first`` holds it."""
+
+    def __init__(self, system, props, finals):
+        self.judges = {p: Judge(system, (p,), finals) for p in props}
+        self.first: dict = {}
+        self.w: Counter = Counter()
+
+    def _ask(self, name: str, *args) -> None:
+        for p, j in self.judges.items():
+            if p not in self.first:
+                v = getattr(j, name)(*args)
+                if v:
+                    self.first[p] = v
+
+    def state(self, s):
+        self._ask("state", s)
+
+    def terminal(self, s):
+        self._ask("terminal", s)
+
+    def transition(self, before, action, after, obs):
+        self.w["transitions"] += 1
+        self._ask("transition", before, action, after, obs)
+
+
+def each_alone(protocol: str, scenario: Scenario, mutant: str | None = None, time_limit: float | None = None):
+    """Every property that applies, each checked alone, over one unreduced
+    breadth-first search of the whole graph: its :class:`Result` (pass, or
+    incomplete at ``time_limit``) and the first violation of each property
+    violated (a property absent passes)."""
+    system, workload = make_system(protocol, scenario, mutant)
+    judges = EachAlone(system, properties_for(system, protocol, None), failure_free(workload, time_limit).finals)
+    result = explore(system, judges, "bfs", None, time_limit, 0, progress=False, reduce=False)
+    return result, judges.first
 
 
 # more local workers than this only share the same cores (and run out of file descriptors)

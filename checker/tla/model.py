@@ -140,6 +140,15 @@ def check_workload(system) -> None:
                                  f"({system.workload.name}, P{p}: {op}); check this workload with `rrcheck check`")
 
 
+def checked_by_spec(protocol: str, properties) -> list[str]:
+    """The properties asked for that the model's configuration names: a protocol's
+    own reading of a general property stands for it, as in the Python judge
+    (correlated sets: Theorem1 for NoInTransitInGroup)."""
+    mine = applicable(protocol)
+    refined = {OWN[p].refines for p in properties if p in OWN and OWN[p].refines}
+    return [p for p in properties if p in mine and p not in refined]
+
+
 def model_files(system, protocol: str, properties: tuple[str, ...]) -> tuple[str, str]:
     """MC.tla and MC.cfg for one scenario (``system``) of ``protocol``."""
     spec = spec_of(protocol)
@@ -167,11 +176,7 @@ def model_files(system, protocol: str, properties: tuple[str, ...]) -> tuple[str
     lines += [f"  {k} = {tla_value(v)}" for k, v in consts.items()]
     lines += ["  Prog <- MC_Prog", "  NodeOf <- MC_NodeOf", "  GroupOf <- MC_GroupOf",
               "  CrashKinds <- MC_CrashKinds", "INIT Init", "NEXT Next"]
-    mine = applicable(system.protocol.name)
-    # a protocol's own reading of a general property stands for it, as in the Python judge
-    # (correlated sets: Theorem1 for NoInTransitInGroup)
-    refined = {OWN[p].refines for p in properties if p in OWN and OWN[p].refines}
-    properties = [p for p in properties if p in mine and p not in refined]
+    properties = checked_by_spec(system.protocol.name, properties)
     inv = [p for p in properties if p not in ACTION_PROPERTIES]
     act = [p for p in properties if p in ACTION_PROPERTIES]
     if inv:

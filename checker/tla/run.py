@@ -33,7 +33,7 @@ from rrcheck.errors import UsageError
 from rrcheck.files import not_written
 from rrcheck.checker.model.scenarios import Scenario, make_system
 from rrcheck.checker.tla.follow import Parting, follow
-from rrcheck.checker.tla.model import model_files, spec_of, specs_dir
+from rrcheck.checker.tla.model import checked_by_spec, model_files, spec_of, specs_dir
 from rrcheck.checker.tla.values import parse_state
 
 # TLC's exit status (tlc2.output.EC.ExitStatus)
@@ -155,6 +155,32 @@ def run_tla(protocol: str, scenario: Scenario, mutant: str | None = None, proper
     finally:
         if keep is None:
             shutil.rmtree(work, ignore_errors=True)
+
+
+def each_alone(protocol: str, scenario: Scenario, mutant: str | None = None,
+               timeout: float = 600.0) -> tuple[list[TlaCheck], set[str]]:
+    """Every property that applies, each checked alone, in as few TLC runs as its
+    violations need (issue 44): a run of the properties still undecided either
+    passes, and each of them passes alone (the graph does not depend on what is
+    checked), or names one violated, which alone is violated too. TLC's runs, and
+    the properties violated; the last run passes over the whole graph unless
+    every property is violated, or a run errs or is cut short."""
+    system, _ = make_system(protocol, scenario, mutant)
+    undecided = list(properties_for(system, protocol, None))
+    runs: list[TlaCheck] = []
+    violated: set[str] = set()
+    while undecided:
+        c = run_tla(protocol, scenario, mutant, properties=tuple(undecided), timeout=timeout, progress=False)
+        runs.append(c)
+        if c.verdict == "pass":
+            checked = checked_by_spec(system.protocol.name, undecided)
+            undecided = [p for p in undecided if p not in checked]
+        elif c.verdict == "violation" and c.property in undecided:
+            violated.add(c.property)
+            undecided.remove(c.property)
+        else:
+            break
+    return runs, violated
 
 
 def run_model(specs: Path, mc: str, cfg: str, work: Path, workers: int = 1, timeout: float = 600.0,
