@@ -10,7 +10,8 @@ import pytest
 # its own marker.
 # README's test command (`-m 'not slow'`) runs them all; pyproject's addopts leave them out.
 ENGINES = {"test_invariants_stateful.py": "fuzz", "test_invariants_tla.py": "tla",
-           "test_invariants_tla_sd_c3.py": "tla", "test_runtime_invariants_mpi.py": "mpi",
+           "test_invariants_tla_sd_c3.py": "tla", "test_tla_each_property_alone.py": "tla",
+           "test_runtime_invariants_mpi.py": "mpi",
            "test_runtime_invariants_apps.py": "mpi", "test_runtime_invariants_predict.py": "mpi",
            "test_parallel_mpi.py": "mpi", "test_predict_invariants_synthetic.py": "sweep"}
 # sweeps, the engine's and the checker's soundness rather than a protocol's: every mutant again without
