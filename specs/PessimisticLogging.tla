@@ -430,14 +430,17 @@ GCBehindCheckpointAction ==
        \A e \in SeqSet(LogIn(procs, p)) \ SeqSet(LogIn(procs', p)) :
           ~(e[1] > SavedAt(procs'[p].stab).rsn /\ e[5])
 
-\* P10: in failure-free runs a TB holds no entry its receiver released
+\* P10: in failure-free runs a TB holds no entry its receiver released (the erase
+\* notices on the wire are read by position: a set of them may mix Nil and SSNs,
+\* which TLC cannot order)
 TBBound ==
     failures = 0 =>
       \A q, r \in All :
         LET released == At(IF ReleaseAt = "t6" THEN procs[r].vol.conf ELSE procs[r].vol.got, q)
-            notices == {e.hdr[1] : e \in {x \in SeqSet(wire[<<r, q>>]) : x.kind = "erase"}}
+            w == wire[<<r, q>>]
         IN \A e \in SeqSet(procs[q].vol.tb) :
-              (e[1] = r /\ e[2] <= released) => \E x \in notices : IsNil(x) \/ x >= e[2]
+              (e[1] = r /\ e[2] <= released) =>
+                 \E i \in DOMAIN w : w[i].kind = "erase" /\ (IsNil(w[i].hdr[1]) \/ w[i].hdr[1] >= e[2])
 
 \* P11: under no failure during recovery (§2.2.1), a run ends with every TB
 \* entry and unconfirmed log entry erased

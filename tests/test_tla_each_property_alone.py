@@ -178,3 +178,17 @@ def test_each_property_alone_no_in_transit_in_group_on_correlated_sets(scenario)
     system, _ = make_system("correlated-set", scenario)
     shared = len(set(system.ctx.group_of)) < system.n  # a correlated set of more than one process
     assert py.witnesses.get("theorem1_lines_checked", 0) > 0 or not (shared and scenario.failures)
+
+
+def test_each_property_alone_tb_bound_reads_erase_notices_that_mix_nil_and_ssns():
+    """Found by the test above: TBBound alone on hmpl/competing-erasure-any-sender. The
+    spec once gathered the erase notices on a wire into a set, which holds Nil beside
+    an SSN there, and TLC stopped "Attempted to compare integer 1 with non-integer"
+    (exit 76) where the explorer passes the whole graph."""
+    name = "hmpl/competing-erasure-any-sender"
+    scenario = MUTANT_SCENARIOS[name]
+    py = run_check("hmpl", scenario, name, properties=("TBBound",), reduce=False).result
+    c = tla.run_tla("hmpl", scenario, name, properties=("TBBound",), progress=False)
+    assert py.verdict == c.verdict == "pass", c.message
+    assert (c.states, c.generated) == (py.states, py.transitions + 1)
+

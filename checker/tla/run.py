@@ -38,7 +38,9 @@ from rrcheck.checker.tla.values import parse_state
 
 # TLC's exit status (tlc2.output.EC.ExitStatus)
 EXIT = {0: "pass", 10: "assumption violated", 11: "deadlock", 12: "safety violation",
-        13: "action property violated", 14: "assertion failed", 75: "error", 150: "spec parse error",
+        13: "action property violated", 14: "assertion failed", 75: "the spec could not be evaluated",
+        76: "a property could not be evaluated", 77: "a temporal property could not be evaluated",
+        150: "spec parse error",
         151: "config parse error", 152: "state space too large", 153: "system error"}
 VIOLATIONS = {12, 13}
 
@@ -273,10 +275,10 @@ def _explored(stdout: str) -> tuple[int, int, int]:
 def tlc_error(proc, msgs) -> str:
     """What TLC or SANY said of an error: its numbered error message, else SANY's first
     parse error (printed outside them), else the end of stderr."""
-    errors = [body.strip() for code, body in msgs if code in (1000, 2103, 2147, 2113, 2215, 1103) or
+    errors = [body.strip() for code, body in msgs if code in (1000, 2103, 2111, 2147, 2113, 2215, 1103) or
               "rror" in body[:40]]
     if errors and errors[0]:
-        return errors[0][:500]
+        return " ".join(errors[0].split())[:500]
     sany = re.search(r"\*\*\* Errors: \d+\s+(.+?)\n\s*\n\s*(.+?)\n", proc.stdout)
     if sany:
         return f"{sany.group(2).strip()} ({sany.group(1).strip()})"[:500]
