@@ -167,7 +167,7 @@ def each_alone(protocol: str, scenario: Scenario, mutant: str | None = None,
     checked), or names one violated, which alone is violated too. TLC's runs, and
     the properties violated; the last run passes over the whole graph unless
     every property is violated, or a run errs or is cut short."""
-    system, _ = make_system(protocol, scenario, mutant)
+    system, workload = make_system(protocol, scenario, mutant)
     undecided = list(properties_for(system, protocol, None))
     runs: list[TlaCheck] = []
     violated: set[str] = set()
@@ -178,6 +178,11 @@ def each_alone(protocol: str, scenario: Scenario, mutant: str | None = None,
             checked = checked_by_spec(system.protocol.name, undecided)
             undecided = [p for p in undecided if p not in checked]
         elif c.verdict == "violation" and c.property in undecided:
+            if c.parting is None and not c.reproduced:
+                # one step broke two properties, and each engine names its own first (the
+                # explorer judges a transition before the state it reaches): the trace is
+                # judged again on the property TLC named
+                _judge(None, protocol, mutant, scenario, system, workload, (c.property,), c)
             violated.add(c.property)
             undecided.remove(c.property)
         else:
