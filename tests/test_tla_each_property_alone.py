@@ -42,11 +42,10 @@ CATALOGUE = (SLOW, pytest.mark.catalogue)
 MODELS = {(r["protocol"], r["mutant"], r["scenario"]): r
           for r in json.loads((Path(__file__).resolve().parents[1] / "specs" / "manifest.json").read_text())["models"]}
 # The mutants' whole graphs (the explorer's, unreduced): up to 1,500 states they run in
-# README's test command, up to 25,000 with the catalogue, beyond with the slow sweeps; None: the
-# explorer had not finished it in 45 s on a loaded machine (137,000 to 276,000 states seen,
-# 2026-11-29). A passing
-# property's TLC run takes the whole graph, and each violated one a run of its own: 10-25 s a
-# mutant from a fresh clone on 2 cores.
+# README's test command, up to 25,000 with the catalogue, beyond with the slow sweeps. None:
+# the explorer had not finished it in 45 s on a loaded machine (137,000 to 276,000 states
+# seen, 2026-11-29). A passing property's TLC run takes the whole graph, and each violated
+# one a run of its own: 10-25 s a mutant from a fresh clone on 2 cores.
 WHOLE = {
     "chandy-lamport/no-channel-recording": 3_112,
     "sbml/no-duplicate-suppression": 3_044,
